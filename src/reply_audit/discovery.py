@@ -1,0 +1,80 @@
+"""Finding the Python files of a scan.
+
+Walks the tree below a root, in sorted order, skipping the profile's excluded
+directory names; it never follows a symbolic link to a directory (no loops,
+nothing outside the tree) and takes a linked file only when its target lies
+inside the root. Unreadable directories are reported, not fatal.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UserError
+
+
+@dataclass
+class Discovered:
+    root: Path
+    files: list[str] = field(default_factory=list)        # relative POSIX paths
+    problems: list[tuple[str, str]] = field(default_factory=list)  # (relative path, reason)
+
+
+def _matches(rel: str, patterns: list[str]) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def is_test_path(rel: str, patterns: list[str]) -> bool:
+    return any(fnmatch.fnmatchcase(rel, p) for p in patterns)
+
+
+def discover(root: Path, include: list[str], exclude: list[str]) -> Discovered:
+    if not root.exists():
+        raise UserError(f"path {str(root)!r} does not exist")
+    found = Discovered(root=root)
+    if root.is_file():
+        found.root = root.parent
+        found.files.append(root.name)
+        return found
+    real_root = root.resolve()
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        directory = root / rel_dir if rel_dir else root
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            found.problems.append((rel_dir or ".", f"cannot list directory: {exc.strerror or exc}"))
+            continue
+        subdirs = []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError as exc:
+                found.problems.append((rel, f"cannot stat: {exc.strerror or exc}"))
+                continue
+            if is_dir:
+                if entry.name not in exclude and not _matches(rel, exclude):
+                    subdirs.append(rel)
+                continue
+            if not _matches(rel, include) or _matches(rel, exclude):
+                continue
+            if is_link:
+                try:
+                    target = Path(entry.path).resolve(strict=True)
+                except (OSError, RuntimeError):
+                    found.problems.append((rel, "broken or looping symbolic link"))
+                    continue
+                if target.is_dir() or not target.is_relative_to(real_root):
+                    continue
+            found.files.append(rel)
+        stack.extend(reversed(subdirs))
+    found.files.sort()
+    return found

@@ -1,0 +1,1 @@
+"""Facts: what one file says about replies, extracted with `ast` (see `extract`)."""

@@ -1,0 +1,519 @@
+"""One pass over one module's `ast` tree that yields its `FileFacts`.
+
+The walk follows statements recursively and looks into expressions only for
+what can be there (a cheap byte search of the source decides whether a file
+can contain codes, builder-method calls or `.message` at all). Scopes are
+tracked so that a call `rb.invalid(...)` knows what `rb` was bound from
+(an assignment from a class or factory, an annotation, `self.X` set in a
+method, a class name, or a configured receiver name), whether it is the
+returned value, whether it is inside an `except` and how broad that is, and
+which function and handler enclose it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+from ..profile import Profile
+from .builders import BuilderReader
+from .model import (
+    CallFact,
+    CodeLiteral,
+    FactoryFact,
+    FileFacts,
+    HandlerFact,
+    ImportFact,
+    MappingFact,
+    MessageUse,
+    RegistryFact,
+    ReturnFact,
+)
+from .registries import RegistryReader, dotted_name, last_name, str_value
+
+BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
+FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+
+
+def _iter_block(body: list[ast.stmt]):
+    """Statements of a block, recursively, but not inside nested defs and classes."""
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, (*FUNCTIONS, ast.ClassDef)):
+            continue
+        nested: list[ast.stmt] = []
+        for name in ("body", "orelse", "finalbody"):
+            nested.extend(getattr(stmt, name, ()) or ())
+        for handler in getattr(stmt, "handlers", ()) or ():
+            nested.extend(handler.body)
+        for case in getattr(stmt, "cases", ()) or ():
+            nested.extend(case.body)
+        stack.extend(reversed(nested))
+
+
+def class_like(name: str | None) -> bool:
+    """`ReplyBuilder`, `_ReplyBuilder`: a name spelt like a class."""
+    return bool(name) and name.lstrip("_")[:1].isupper()
+
+
+def _callee(call: ast.Call) -> str | None:
+    """The class or factory a call constructs: `X(...)`, `m.X(...)`, `X.create(...)`."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        if isinstance(func.value, ast.Name) and class_like(func.value.id) and not class_like(func.attr):
+            return func.value.id
+        return func.attr
+    return None
+
+
+def _annotation_class(node: ast.AST | None) -> str | None:
+    """The first class-like name in an annotation (`X`, `X | None`, `Optional[X]`, "X")."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            node = ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    for sub in ast.walk(node):
+        name = last_name(sub)
+        if class_like(name) and name not in {"Optional", "Union", "None"}:
+            return name
+    return None
+
+
+def _except_kind(handler: ast.ExceptHandler) -> str:
+    if handler.type is None:
+        return "bare"
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return "broad" if any(last_name(t) in BROAD_EXCEPTIONS for t in types) else "narrow"
+
+
+@dataclass
+class _Function:
+    qualname: str
+    bindings: dict[str, tuple[str, str, int]]   # var -> (callee, kind, line)
+    handler: HandlerFact | None = None
+    value_kinds: dict[str, tuple[str, int | None, list[str]]] = field(default_factory=dict)
+    factory_seen: bool = False  # True once known (or ruled out, for methods) as a factory
+
+
+@dataclass
+class _Class:
+    name: str
+    qualname: str
+    self_bindings: dict[str, tuple[str, int]]  # attr -> (callee, line)
+    is_builder: bool
+
+
+@dataclass
+class _Ctx:
+    functions: tuple[_Function, ...] = ()
+    cls: _Class | None = None
+    except_kind: str | None = None
+    type_checking: bool = False
+    prefix: str = ""            # qualname of the innermost enclosing def or class
+
+    @property
+    def function(self) -> _Function | None:
+        return self.functions[-1] if self.functions else None
+
+
+class FactsExtractor:
+    """Builds the `FileFacts` of one parsed module for one profile."""
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.registries = RegistryReader(profile)
+        self.builders = BuilderReader(profile)
+        self.methods = profile.all_builder_methods
+        self.receiver_names = frozenset(profile.builder_list("receiver_names"))
+        self.reply_classes = frozenset(profile.builder_list("reply_classes"))
+        self.code_keyword = profile.builder_value("code_keyword", "code")
+        self.code_position = int(profile.builder_value("code_position", 0))
+        self.decorators = profile.handler_decorators
+        self.message_attrs = profile.message_attributes
+        method_alt = "|".join(sorted(re.escape(m) for m in self.methods)) or "(?!)"
+        self._method_probe = re.compile(rb"\.(?:" + method_alt.encode() + rb")\s*\(")
+        self._message_probe = re.compile(
+            rb"\.(?:" + ("|".join(re.escape(a) for a in sorted(self.message_attrs)) or "(?!)").encode() + rb")\b"
+        )
+
+    # ------------------------------------------------------------------ entry
+    def extract(self, tree: ast.Module, source: bytes, facts: FileFacts) -> FileFacts:
+        self.facts = facts
+        self.want_codes = self.profile.code_search_re.search(source) is not None
+        self.want_calls = self._method_probe.search(source) is not None
+        self.want_messages = self._message_probe.search(source) is not None
+        self.call_ids: dict[int, int] = {}
+        self.mapping_by_name: dict[str, MappingFact] = {}
+        self.constants: list[tuple[str, ast.stmt, str]] = []
+        self.instantiated: set[tuple[str, int]] = set()
+        module = _Function(qualname="", bindings=self._bindings(tree.body, None))
+        self._module = module
+        self._block(tree.body, _Ctx())
+        self._finish_constants()
+        facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
+        return facts
+
+    # --------------------------------------------------------------- bindings
+    def _bindings(self, body: list[ast.stmt], args: ast.arguments | None) -> dict[str, tuple[str, str, int]]:
+        out: dict[str, tuple[str, str, int]] = {}
+        if args is not None:
+            for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+                cls = _annotation_class(arg.annotation)
+                if cls:
+                    out[arg.arg] = (cls, "annotation", arg.lineno)
+        for stmt in _iter_block(body):
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+                callee = _callee(stmt.value)
+                for target in stmt.targets:
+                    if isinstance(target, ast.Name) and callee and out.get(target.id, ("", ""))[1] != "annotation":
+                        out[target.id] = (callee, "assign", stmt.lineno)
+            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                cls = _annotation_class(stmt.annotation)
+                if cls:
+                    out[stmt.target.id] = (cls, "annotation", stmt.lineno)
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                for item in stmt.items:
+                    if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call):
+                        callee = _callee(item.context_expr)
+                        if callee:
+                            out[item.optional_vars.id] = (callee, "assign", stmt.lineno)
+        return out
+
+    def _self_bindings(self, node: ast.ClassDef) -> dict[str, tuple[str, int]]:
+        out: dict[str, tuple[str, int]] = {}
+        for stmt in node.body:
+            if not isinstance(stmt, FUNCTIONS):
+                continue
+            for sub in _iter_block(stmt.body):
+                if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                    callee = _callee(sub.value)
+                    for target in sub.targets:
+                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                and target.value.id == "self" and callee):
+                            out[target.attr] = (callee, sub.lineno)
+        return out
+
+    def _resolve_receiver(self, node: ast.AST, ctx: _Ctx) -> tuple[str, str | None, str] | None:
+        """(receiver text, binding, binding kind) or None when it is no builder receiver."""
+        if isinstance(node, ast.Name):
+            for scope in reversed(ctx.functions):
+                if node.id in scope.bindings:
+                    callee, kind, line = scope.bindings[node.id]
+                    if kind == "assign":
+                        self.instantiated.add((callee, line))
+                    return node.id, callee, kind
+            if node.id in self._module.bindings:
+                callee, kind, line = self._module.bindings[node.id]
+                if kind == "assign":
+                    self.instantiated.add((callee, line))
+                return node.id, callee, kind
+            if class_like(node.id):
+                return node.id, node.id, "class"
+            if node.id in self.receiver_names:
+                return node.id, None, "name"
+            return None
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "self" and ctx.cls is not None:
+                bound = ctx.cls.self_bindings.get(node.attr)
+                if bound:
+                    self.instantiated.add(bound)
+                    return f"self.{node.attr}", bound[0], "self_attr"
+                if node.attr in self.receiver_names:
+                    return f"self.{node.attr}", None, "name"
+                return None
+            if class_like(node.attr):
+                return dotted_name(node) or node.attr, node.attr, "class"
+            if node.attr in self.receiver_names:
+                return dotted_name(node) or node.attr, None, "name"
+            return None
+        if isinstance(node, ast.Call):
+            callee = _callee(node)
+            if callee:
+                self.instantiated.add((callee, node.lineno))
+                return f"{callee}(...)", callee, "assign"
+        return None
+
+    # ------------------------------------------------------------- statements
+    def _block(self, body: list[ast.stmt], ctx: _Ctx) -> None:
+        for stmt in body:
+            self._stmt(stmt, ctx)
+
+    def _stmt(self, stmt: ast.stmt, ctx: _Ctx) -> None:
+        if isinstance(stmt, FUNCTIONS):
+            self._function(stmt, ctx)
+        elif isinstance(stmt, ast.ClassDef):
+            self._class(stmt, ctx)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            self._assign(stmt, ctx)
+        elif isinstance(stmt, ast.Return):
+            self._return(stmt, ctx)
+        elif isinstance(stmt, ast.If):
+            self._expr(stmt.test, ctx)
+            guarded = dotted_name(stmt.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+            inner = _Ctx(ctx.functions, ctx.cls, ctx.except_kind, ctx.type_checking or guarded, ctx.prefix)
+            self._block(stmt.body, inner)
+            self._block(stmt.orelse, ctx)
+        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            self._block(stmt.body, ctx)
+            for handler in stmt.handlers:
+                if handler.type is not None:
+                    self._expr(handler.type, ctx)
+                inner = _Ctx(ctx.functions, ctx.cls, _except_kind(handler), ctx.type_checking, ctx.prefix)
+                self._block(handler.body, inner)
+            self._block(stmt.orelse, ctx)
+            self._block(stmt.finalbody, ctx)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self._import(stmt, ctx)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            self._expr(stmt.target, ctx)
+            self._expr(stmt.iter, ctx)
+            self._block(stmt.body, ctx)
+            self._block(stmt.orelse, ctx)
+        elif isinstance(stmt, ast.While):
+            self._expr(stmt.test, ctx)
+            self._block(stmt.body, ctx)
+            self._block(stmt.orelse, ctx)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                self._expr(item.context_expr, ctx)
+            self._block(stmt.body, ctx)
+        elif isinstance(stmt, ast.Match):
+            self._expr(stmt.subject, ctx)
+            for case in stmt.cases:
+                if case.guard is not None:
+                    self._expr(case.guard, ctx)
+                self._block(case.body, ctx)
+        else:
+            for child in ast.iter_child_nodes(stmt):
+                if isinstance(child, ast.expr):
+                    self._expr(child, ctx)
+
+    @staticmethod
+    def _qualname(name: str, ctx: _Ctx) -> str:
+        return f"{ctx.prefix}.{name}" if ctx.prefix else name
+
+    def _handler_decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+        found = []
+        for dec in node.decorator_list:
+            name = dotted_name(dec.func if isinstance(dec, ast.Call) else dec)
+            if name and any(name == d or name.endswith("." + d) for d in self.decorators):
+                found.append(name)
+        return found
+
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, ctx: _Ctx) -> None:
+        for dec in node.decorator_list:
+            self._expr(dec, ctx)
+        qualname = self._qualname(node.name, ctx)
+        decorators = self._handler_decorators(node)
+        handler = None
+        if decorators:
+            handler = HandlerFact(name=node.name, qualname=qualname, line=node.lineno, decorators=decorators)
+            self.facts.handlers.append(handler)
+        is_method = ctx.cls is not None and ctx.prefix == ctx.cls.qualname
+        returns = None if is_method else _annotation_class(node.returns)
+        if returns:
+            self.facts.factories.append(FactoryFact(name=node.name, line=node.lineno, returns=returns))
+        scope = _Function(qualname=qualname, bindings=self._bindings(node.body, node.args), handler=handler,
+                          factory_seen=bool(returns) or is_method)
+        # The class stays visible inside its methods and their closures (for `self.X` receivers).
+        self._block(node.body, _Ctx((*ctx.functions, scope), ctx.cls, None, ctx.type_checking, qualname))
+
+    def _class(self, node: ast.ClassDef, ctx: _Ctx) -> None:
+        for expr in (*node.bases, *node.decorator_list):
+            self._expr(expr, ctx)
+        qualname = self._qualname(node.name, ctx)
+        nested_in = ctx.function.qualname if ctx.function else None
+        builder = self.builders.read(node, qualname, nested_in)
+        if builder is not None:
+            self.facts.builders.append(builder)
+        registry, used = self.registries.from_class(node) if not ctx.functions else (None, set())
+        if registry is not None:
+            self.facts.registries.append(registry)
+        info = _Class(name=node.name, qualname=qualname, self_bindings=self._self_bindings(node),
+                      is_builder=builder is not None)
+        inner = _Ctx(ctx.functions, info, None, ctx.type_checking, qualname)
+        for stmt in node.body:
+            if id(stmt) not in used:
+                self._stmt(stmt, inner)
+
+    def _assign(self, stmt: ast.Assign | ast.AnnAssign, ctx: _Ctx) -> None:
+        value = stmt.value
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        at_top = not ctx.functions
+        if value is not None and at_top and len(targets) == 1:
+            target = targets[0]
+            if isinstance(target, ast.Name):
+                found = self.registries.from_value(target.id, value, stmt.lineno)
+                if isinstance(found, RegistryFact):
+                    self.facts.registries.append(found)
+                    return
+                if isinstance(found, MappingFact):
+                    self.facts.mappings.append(found)
+                    self.mapping_by_name[found.name] = found
+                    return
+                text = str_value(value)
+                if (ctx.cls is None and text is not None and self.profile.is_code(text)
+                        and _CONSTANT_NAME.match(target.id)):
+                    self.constants.append((target.id, stmt, text))
+                    return
+            elif isinstance(target, ast.Subscript):
+                table = dotted_name(target.value)
+                if table in self.mapping_by_name or table in self.profile.mapping_table_names:
+                    entry = self.registries.mapping_item(target, value)
+                    if entry is not None:
+                        mapping = self.mapping_by_name.get(table)
+                        if mapping is None:
+                            mapping = MappingFact(name=table, line=stmt.lineno)
+                            self.facts.mappings.append(mapping)
+                            self.mapping_by_name[table] = mapping
+                        mapping.entries.append(entry)
+                        return
+        if isinstance(stmt, ast.AnnAssign):
+            self._expr(stmt.annotation, ctx)
+        if value is not None:
+            self._expr(value, ctx)
+            self._note_value_kind(targets, value, ctx)
+
+    def _note_value_kind(self, targets: list[ast.expr], value: ast.expr, ctx: _Ctx) -> None:
+        """Remember what a local name holds, so `return reply` can be classified."""
+        fn = ctx.function
+        if fn is None or fn.handler is None or len(targets) != 1 or not isinstance(targets[0], ast.Name):
+            return
+        kind = self._value_kind(value)
+        name = targets[0].id
+        if name in fn.value_kinds and fn.value_kinds[name][0] != kind[0]:
+            kind = ("other", None, [])
+        fn.value_kinds[name] = kind
+
+    def _value_kind(self, value: ast.expr | None) -> tuple[str, int | None, list[str]]:
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            return "none", None, []
+        if isinstance(value, ast.Dict):
+            return "dict", None, [k for k in (str_value(k) for k in value.keys if k is not None) if k is not None]
+        if isinstance(value, ast.Call):
+            if id(value) in self.call_ids:
+                return "call", self.call_ids[id(value)], []
+            if isinstance(value.func, ast.Name) and value.func.id == "dict":
+                return "dict", None, [kw.arg for kw in value.keywords if kw.arg]
+            if last_name(value.func) in self.reply_classes:
+                return "reply", None, []
+        return "other", None, []
+
+    def _return(self, stmt: ast.Return, ctx: _Ctx) -> None:
+        value = stmt.value
+        returned: set[int] = set()
+        if value is not None:
+            for candidate in (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,):
+                returned.add(id(candidate))
+            self._expr(value, ctx, returned)
+        fn = ctx.function
+        if fn is None:
+            return
+        if isinstance(value, ast.Call) and not fn.factory_seen:
+            callee = _callee(value)
+            if class_like(callee) and id(value) not in self.call_ids:
+                fn.factory_seen = True
+                self.facts.factories.append(FactoryFact(name=fn.qualname.rsplit(".", 1)[-1], line=stmt.lineno,
+                                                        returns=callee))
+        if fn.handler is None:
+            return
+        if isinstance(value, ast.Name) and value.id in fn.value_kinds:
+            kind, call, keys = fn.value_kinds[value.id]
+        else:
+            kind, call, keys = self._value_kind(value)
+        fn.handler.returns.append(ReturnFact(line=stmt.lineno, kind=kind, call=call, keys=keys,
+                                             in_except=ctx.except_kind is not None))
+
+    def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
+        in_function = bool(ctx.functions)
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                self.facts.imports.append(ImportFact(module=alias.name, level=0, names=[], line=stmt.lineno,
+                                                     in_function=in_function, type_checking=ctx.type_checking))
+        else:
+            self.facts.imports.append(ImportFact(
+                module=stmt.module or "", level=stmt.level or 0, names=[a.name for a in stmt.names],
+                line=stmt.lineno, in_function=in_function, type_checking=ctx.type_checking,
+            ))
+
+    # ------------------------------------------------------------ expressions
+    def _expr(self, node: ast.AST, ctx: _Ctx, returned: set[int] | None = None) -> None:
+        if not (self.want_codes or self.want_calls or self.want_messages):
+            return
+        fn = ctx.function
+        function = fn.qualname if fn else None
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Constant):
+                if self.want_codes and isinstance(sub.value, str) and self.profile.is_code(sub.value):
+                    self.facts.code_literals.append(CodeLiteral(sub.value, sub.lineno, sub.col_offset, function))
+            elif isinstance(sub, ast.Call):
+                func = sub.func
+                if self.want_calls and isinstance(func, ast.Attribute) and func.attr in self.methods:
+                    self._call(sub, func, ctx, returned, function)
+                elif self.want_messages and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
+                        and func.value.attr in self.message_attrs:
+                    self.facts.message_uses.append(MessageUse(sub.lineno, sub.col_offset, "method",
+                                                              f".{func.value.attr}.{func.attr}()", function))
+            elif isinstance(sub, ast.Compare) and self.want_messages:
+                for operand in (sub.left, *sub.comparators):
+                    if isinstance(operand, ast.Attribute) and operand.attr in self.message_attrs:
+                        contains = any(isinstance(op, (ast.In, ast.NotIn)) for op in sub.ops)
+                        self.facts.message_uses.append(MessageUse(
+                            sub.lineno, sub.col_offset, "contains" if contains else "compare",
+                            f"{dotted_name(operand) or '.' + operand.attr}", function))
+                        break
+
+    def _call(self, node: ast.Call, func: ast.Attribute, ctx: _Ctx, returned: set[int] | None,
+              function: str | None) -> None:
+        receiver = self._resolve_receiver(func.value, ctx)
+        if receiver is None:
+            return
+        text, binding, kind = receiver
+        code = code_ref = None
+        arg = None
+        for kw in node.keywords:
+            if kw.arg == self.code_keyword:
+                arg = kw.value
+        if arg is None and len(node.args) > self.code_position:
+            arg = node.args[self.code_position]
+        if arg is not None:
+            code = str_value(arg)
+            if code is None:
+                code_ref = dotted_name(arg)
+        fn = ctx.function
+        self.call_ids[id(node)] = len(self.facts.calls)
+        self.facts.calls.append(CallFact(
+            line=node.lineno, col=node.col_offset,
+            end_line=node.end_lineno or node.lineno, end_col=node.end_col_offset or node.col_offset,
+            receiver=text, binding=binding, binding_kind=kind, method=func.attr,
+            code=code, code_ref=code_ref,
+            returned=returned is not None and id(node) in returned,
+            in_except=ctx.except_kind is not None, except_kind=ctx.except_kind,
+            function=fn.qualname if fn else function,
+            in_builder=bool(ctx.cls and ctx.cls.is_builder),
+        ))
+
+    # ------------------------------------------------------------- constants
+    def _finish_constants(self) -> None:
+        """Module constants holding codes form a registry when there are enough of them."""
+        if not self.constants:
+            return
+        if len(self.constants) >= self.registries.min_codes:
+            from .model import CodeDef
+
+            codes = [CodeDef(code=text, line=stmt.lineno, attr=name) for name, stmt, text in self.constants]
+            self.facts.registries.append(RegistryFact(name="(module constants)", line=codes[0].line,
+                                                      style="constants", codes=codes))
+        else:
+            for _name, stmt, text in self.constants:
+                value = stmt.value
+                self.facts.code_literals.append(CodeLiteral(text, value.lineno, value.col_offset, None))

@@ -1,0 +1,198 @@
+"""The facts record of one file: plain, serializable dataclasses.
+
+Extraction (`facts.extract`) fills a `FileFacts` from one syntax tree; the
+cross-file index (`index`) joins many of them. Nothing here holds a tree or a
+profile, so a record can be cached, sent to another process and compared.
+Lines are 1-based, columns 0-based, as in `ast`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import Any, get_args, get_origin, get_type_hints
+
+
+@dataclass(slots=True)
+class CodeDef:
+    """One code defined by a registry."""
+
+    code: str
+    line: int
+    attr: str | None = None            # attribute / member name in class, enum or constants style
+    declared_layer: str | None = None  # a `layer=` keyword, when literal
+    declared_type: str | None = None   # a `reply_type=` keyword, when literal
+
+
+@dataclass(slots=True)
+class RegistryFact:
+    """A collection of code definitions: dict, list, class, enum, constants or Literal."""
+
+    name: str
+    line: int
+    style: str  # dict | list | tuple | class | enum | constants | literal
+    codes: list[CodeDef] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class MappingEntry:
+    legacy: str
+    canonical: str | None  # None: retired explicitly (None, "", or a retired marker) or a reference
+    line: int
+    canonical_ref: str | None = None  # `Codes.X` when the value is a reference, resolved by the index
+
+
+@dataclass(slots=True)
+class MappingFact:
+    """A legacy → canonical table (a dict in code or a mapping file)."""
+
+    name: str
+    line: int
+    entries: list[MappingEntry] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class BuilderFact:
+    """A class with builder methods (instance builder or Reply class factory)."""
+
+    name: str
+    qualname: str
+    line: int
+    kind: str                                  # "builder" (instance methods) | "factory" (classmethods)
+    methods: dict[str, int] = field(default_factory=dict)  # builder-ish method -> line
+    nested_in: str | None = None               # enclosing function, when defined inside one
+    validates_format: bool = False
+    validates_layer: bool = False
+    frozen_after_terminal: bool = False
+
+
+@dataclass(slots=True)
+class FactoryFact:
+    """A function that returns `SomeClass(...)`: it may hand out a builder."""
+
+    name: str
+    line: int
+    returns: str
+
+
+@dataclass(slots=True)
+class CallFact:
+    """A call `receiver.method(...)` where method is a builder method name."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    receiver: str
+    binding: str | None        # the class or factory the receiver was bound from
+    binding_kind: str          # assign | annotation | class | self_attr | name
+    method: str
+    code: str | None           # the code literal, if a string constant
+    code_ref: str | None       # `Codes.X` when the code is an attribute reference
+    returned: bool             # the call is the returned value itself
+    in_except: bool
+    except_kind: str | None    # bare | broad | narrow
+    function: str | None       # enclosing function qualname
+    in_builder: bool           # enclosing class is itself a builder
+
+
+@dataclass(slots=True)
+class ReturnFact:
+    line: int
+    kind: str                  # call | reply | dict | none | other (index turns call into builder/other)
+    call: int | None = None    # index into FileFacts.calls for kind "call"
+    keys: list[str] = field(default_factory=list)  # literal keys of a returned dict
+    in_except: bool = False
+
+
+@dataclass(slots=True)
+class HandlerFact:
+    name: str
+    qualname: str
+    line: int
+    decorators: list[str] = field(default_factory=list)
+    returns: list[ReturnFact] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CodeLiteral:
+    """A code-shaped string outside registry and mapping definitions."""
+
+    code: str
+    line: int
+    col: int
+    function: str | None
+
+
+@dataclass(slots=True)
+class ImportFact:
+    module: str                # as written, without leading dots
+    level: int                 # relative import level
+    names: list[str]
+    line: int
+    in_function: bool
+    type_checking: bool
+
+
+@dataclass(slots=True)
+class MessageUse:
+    """Branching on human text: a comparison or test on a `.message` attribute."""
+
+    line: int
+    col: int
+    kind: str                  # compare | contains | method
+    text: str
+    function: str | None
+
+
+@dataclass(slots=True)
+class ParseProblem:
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(slots=True)
+class FileFacts:
+    path: str                  # relative, POSIX separators
+    is_test: bool = False
+    parser: str = "ast"        # ast | libcst-fallback | none
+    problem: ParseProblem | None = None          # why it could not be parsed (parser == "none")
+    skipped: list[ParseProblem] = field(default_factory=list)  # statements skipped in fallback
+    registries: list[RegistryFact] = field(default_factory=list)
+    mappings: list[MappingFact] = field(default_factory=list)
+    builders: list[BuilderFact] = field(default_factory=list)
+    factories: list[FactoryFact] = field(default_factory=list)
+    instantiations: list[tuple[str, int]] = field(default_factory=list)  # (callee, line)
+    calls: list[CallFact] = field(default_factory=list)
+    handlers: list[HandlerFact] = field(default_factory=list)
+    code_literals: list[CodeLiteral] = field(default_factory=list)
+    imports: list[ImportFact] = field(default_factory=list)
+    message_uses: list[MessageUse] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "FileFacts":
+        return _build(cls, data)
+
+
+def _build(tp: Any, value: Any) -> Any:
+    """Rebuild nested dataclasses from `asdict` output (for caches and workers)."""
+    if value is None:
+        return None
+    if is_dataclass(tp):
+        hints = get_type_hints(tp)
+        return tp(**{f.name: _build(hints[f.name], value[f.name]) for f in fields(tp) if f.name in value})
+    origin = get_origin(tp)
+    args = get_args(tp)
+    if origin is list:
+        return [_build(args[0], v) for v in value]
+    if origin is tuple:
+        return tuple(value)
+    if origin is dict:
+        return dict(value)
+    if args and type(None) in args:  # Optional[X]
+        inner = next(a for a in args if a is not type(None))
+        return _build(inner, value)
+    return value

@@ -1,0 +1,356 @@
+"""The cross-file index: joins per-file facts into one inventory.
+
+Resolves what one file cannot know alone: which module an import names, which
+builder class a receiver was bound from (through imports and factory
+functions), the role of each registry (canonical or legacy), `Codes.X`
+references, duplicate codes, and which registries are imported at runtime.
+Legacy classification lives in `classify`; this module builds its inputs and
+the inventory it is part of.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from .facts.model import BuilderFact, FileFacts, MappingFact, RegistryFact
+from .profile import Profile
+
+
+# ---------------------------------------------------------------------------
+# modules
+# ---------------------------------------------------------------------------
+class ModuleMap:
+    """Which files an import statement can name."""
+
+    def __init__(self, paths: list[str]) -> None:
+        self.paths = set(paths)
+        self.by_suffix: dict[str, list[str]] = defaultdict(list)
+        for path in sorted(paths):
+            parts = list(PurePosixPath(path).with_suffix("").parts)
+            if parts and parts[-1] == "__init__":
+                parts = parts[:-1]
+            for i in range(len(parts)):
+                self.by_suffix[".".join(parts[i:])].append(path)
+
+    def resolve(self, importer: str, module: str, level: int, names: list[str]) -> list[str]:
+        """Files that `from <level dots><module> import <names>` or `import <module>` may load."""
+        candidates: list[str] = []
+        if level:
+            base = PurePosixPath(importer).parent
+            for _ in range(level - 1):
+                base = base.parent
+            stem = base / module.replace(".", "/") if module else base
+            targets = [stem] + [stem / n for n in names]
+            for target in targets:
+                for path in (f"{target}.py", f"{target}/__init__.py"):
+                    path = path[2:] if path.startswith("./") else path
+                    if path in self.paths:
+                        candidates.append(path)
+            return candidates
+        dotted = [module] + [f"{module}.{n}" for n in names]
+        for name in dotted:
+            hits = self.by_suffix.get(name, [])
+            if hits:
+                best = min(len(PurePosixPath(h).parts) for h in hits)
+                candidates.extend(h for h in hits if len(PurePosixPath(h).parts) == best or name.count(".") > 0)
+        return sorted(set(candidates))
+
+
+# ---------------------------------------------------------------------------
+# the inventory
+# ---------------------------------------------------------------------------
+@dataclass
+class Inventory:
+    """Everything `scan` knows about a tree, in JSON-ready form (see docs/json-schema.md)."""
+
+    files_scanned: int = 0
+    unparseable: list[dict[str, Any]] = field(default_factory=list)
+    fallback: list[dict[str, Any]] = field(default_factory=list)
+    registries: list[dict[str, Any]] = field(default_factory=list)
+    duplicates: list[dict[str, Any]] = field(default_factory=list)
+    shared_codes: list[dict[str, Any]] = field(default_factory=list)
+    mappings: list[dict[str, Any]] = field(default_factory=list)
+    legacy_codes: list[dict[str, Any]] = field(default_factory=list)
+    mapping_keys_not_legacy: list[dict[str, Any]] = field(default_factory=list)
+    builders: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    handlers: list[dict[str, Any]] = field(default_factory=list)
+    code_literals: list[dict[str, Any]] = field(default_factory=list)
+    registry_imports: list[dict[str, Any]] = field(default_factory=list)
+    message_branches: list[dict[str, Any]] = field(default_factory=list)
+    # not serialized: joined objects for rules and reports
+    canonical_codes: set[str] = field(default_factory=set)
+    legacy_code_set: set[str] = field(default_factory=set)
+
+
+def _role_matches(path: str, name: str, patterns: list[str]) -> bool:
+    for pattern in patterns:
+        glob, _, wanted = pattern.partition("::")
+        if fnmatch.fnmatchcase(path, glob) and (not wanted or wanted == name):
+            return True
+    return False
+
+
+class IndexBuilder:
+    def __init__(self, profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact]) -> None:
+        self.profile = profile
+        self.files = sorted(files, key=lambda f: f.path)
+        self.mapping_files = mapping_files
+        self.modules = ModuleMap([f.path for f in self.files])
+        self.builders: dict[str, list[tuple[str, BuilderFact]]] = defaultdict(list)
+        self.factories: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        self.imported_by: dict[str, set[str]] = defaultdict(set)
+
+    # -- builders -----------------------------------------------------------------
+    def _collect(self) -> None:
+        for f in self.files:
+            for b in f.builders:
+                self.builders[b.name].append((f.path, b))
+            for fac in f.factories:
+                self.factories[fac.name].append((f.path, fac.returns))
+            for imp in f.imports:
+                for target in self.modules.resolve(f.path, imp.module, imp.level, imp.names):
+                    self.imported_by[f.path].add(target)
+
+    def resolve_builder(self, name: str | None, from_path: str, depth: int = 0) -> tuple[str, BuilderFact] | None:
+        if not name or depth > 3:
+            return None
+        hits = self.builders.get(name)
+        if hits:
+            if len(hits) == 1:
+                return hits[0]
+            for path, b in hits:
+                if path == from_path:
+                    return path, b
+            imported = self.imported_by.get(from_path, set())
+            for path, b in hits:
+                if path in imported:
+                    return path, b
+            return hits[0]
+        for path, returns in self.factories.get(name, []):
+            if path == from_path or path in self.imported_by.get(from_path, set()) or len(self.factories[name]) == 1:
+                found = self.resolve_builder(returns, path, depth + 1)
+                if found:
+                    return found
+        return None
+
+    # -- registries -----------------------------------------------------------------
+    def _roles(self, registries: list[tuple[str, RegistryFact, bool]], mappings: list[MappingFact]) -> list[str]:
+        explicit_canon = list(self.profile.registries_value("canonical", []))
+        explicit_legacy = list(self.profile.registries_value("legacy", []))
+        share = float(self.profile.registries_value("canonical_share", 0.9))
+        keys = {e.legacy for m in mappings for e in m.entries}
+        targets = {e.canonical for m in mappings for e in m.entries if e.canonical}
+        roles = []
+        for path, reg, in_tests in registries:
+            codes = {c.code for c in reg.codes}
+            if _role_matches(path, reg.name, explicit_canon):
+                roles.append("canonical")
+            elif _role_matches(path, reg.name, explicit_legacy):
+                roles.append("legacy")
+            elif in_tests:
+                roles.append("test")
+            else:
+                canon_votes, legacy_votes = len(codes & targets), len(codes & keys)
+                if canon_votes != legacy_votes:
+                    roles.append("canonical" if canon_votes > legacy_votes else "legacy")
+                else:
+                    good = sum(1 for c in codes if self.profile.obeys_layer_rules(c))
+                    roles.append("canonical" if codes and good / len(codes) >= share else "legacy")
+        return roles
+
+    # -- build ----------------------------------------------------------------------
+    def build(self) -> Inventory:
+        from .classify import classify_legacy, classify_mapping_entry
+
+        self._collect()
+        inv = Inventory(files_scanned=len(self.files))
+        code_mappings = [(f.path, m) for f in self.files for m in f.mappings]
+        all_mappings = [m for _, m in code_mappings] + list(self.mapping_files)
+
+        regs = [(f.path, r, f.is_test) for f in self.files for r in f.registries]
+        attr_codes: dict[str, str] = {}
+        for path, reg, _ in regs:
+            for c in reg.codes:
+                if c.attr:
+                    attr_codes.setdefault(f"{reg.name}.{c.attr}", c.code)
+                    attr_codes.setdefault(c.attr, c.code)
+        self.attr_codes = attr_codes
+        for m in all_mappings:
+            for e in m.entries:
+                if e.canonical is None and e.canonical_ref:
+                    e.canonical = self.resolve_ref(e.canonical_ref)
+        roles = self._roles(regs, all_mappings)
+
+        code_regs: dict[str, list[str]] = defaultdict(list)
+        for (path, reg, _), role in zip(regs, roles):
+            layer_type: dict[str, int] = defaultdict(int)
+            seen: dict[str, int] = defaultdict(int)
+            codes_out = []
+            for c in reg.codes:
+                parts = self.profile.parse_code(c.code)
+                seen[c.code] += 1
+                if parts:
+                    layer_type[f"{parts.layer}-{parts.type}"] += 1
+                codes_out.append({
+                    "code": c.code, "line": c.line,
+                    "layer": parts.layer if parts else None, "area": parts.area if parts else None,
+                    "type": parts.type if parts else None, "number": parts.number if parts else None,
+                    "attr": c.attr, "declared_layer": c.declared_layer, "declared_type": c.declared_type,
+                })
+            ident = f"{path}::{reg.name}"
+            for code, n in sorted(seen.items()):
+                if n > 1:
+                    inv.duplicates.append({
+                        "registry": ident, "code": code, "count": n,
+                        "lines": sorted(c.line for c in reg.codes if c.code == code),
+                    })
+            inv.registries.append({
+                "path": path, "line": reg.line, "name": reg.name, "style": reg.style, "role": role,
+                "definitions": len(reg.codes), "distinct": len(seen), "codes": codes_out,
+            })
+            if role in ("canonical", "legacy"):
+                for code in seen:
+                    code_regs[code].append(ident)
+                if role == "canonical":
+                    inv.canonical_codes.update(seen)
+                else:
+                    inv.legacy_code_set.update(seen)
+        for code, idents in sorted(code_regs.items()):
+            if len(idents) > 1:
+                inv.shared_codes.append({"code": code, "registries": sorted(idents)})
+
+        # mappings: user files override tables found in code
+        for path, m in code_mappings + [(m.name, m) for m in self.mapping_files]:
+            inv.mappings.append({
+                "path": path, "line": m.line, "name": m.name,
+                "source": "code" if m not in self.mapping_files else "file",
+                "entries": [
+                    {"legacy": e.legacy, "canonical": e.canonical, "line": e.line,
+                     "class": classify_mapping_entry(self.profile, e.canonical, inv.canonical_codes),
+                     "legacy_known": e.legacy in inv.legacy_code_set}
+                    for e in m.entries
+                ],
+            })
+        chosen: dict[str, tuple[str | None, str]] = {}
+        for path, m in code_mappings:
+            for e in m.entries:
+                chosen.setdefault(e.legacy, (e.canonical, f"{path}::{m.name}"))
+        for m in self.mapping_files:
+            for e in m.entries:
+                chosen[e.legacy] = (e.canonical, m.name)
+        inv.legacy_codes = classify_legacy(self.profile, inv.legacy_code_set, inv.canonical_codes, chosen, code_regs)
+        for mapping in inv.mappings:
+            for e in mapping["entries"]:
+                if not e["legacy_known"]:
+                    inv.mapping_keys_not_legacy.append({
+                        "legacy": e["legacy"], "path": mapping["path"], "line": e["line"], "mapping": mapping["name"],
+                    })
+
+        self._builders_and_calls(inv)
+        self._imports(inv, regs, roles)
+        for f in self.files:
+            if f.problem is not None:
+                inv.unparseable.append({"path": f.path, "line": f.problem.line, "col": f.problem.col,
+                                        "message": f.problem.message})
+            if f.parser == "libcst-fallback":
+                inv.fallback.append({"path": f.path, "skipped": [
+                    {"line": s.line, "message": s.message} for s in f.skipped]})
+            for lit in f.code_literals:
+                inv.code_literals.append({"path": f.path, "line": lit.line, "col": lit.col, "code": lit.code,
+                                          "function": lit.function})
+            for use in f.message_uses:
+                inv.message_branches.append({"path": f.path, "line": use.line, "col": use.col, "kind": use.kind,
+                                             "text": use.text, "function": use.function})
+        return inv
+
+    def resolve_ref(self, ref: str) -> str | None:
+        parts = ref.split(".")
+        if parts and parts[-1] in ("code", "value"):
+            parts = parts[:-1]
+        for i in range(len(parts)):
+            hit = self.attr_codes.get(".".join(parts[i:]))
+            if hit:
+                return hit
+        return None
+
+    def _builders_and_calls(self, inv: Inventory) -> None:
+        instantiated: dict[str, set[tuple[str, int]]] = defaultdict(set)
+        for f in self.files:
+            for callee, line in f.instantiations:
+                found = self.resolve_builder(callee, f.path)
+                if found:
+                    instantiated[f"{found[0]}::{found[1].qualname}"].add((f.path, line))
+        for f in self.files:
+            kept: dict[int, bool] = {}
+            for i, call in enumerate(f.calls):
+                found = self.resolve_builder(call.binding, f.path) if call.binding else None
+                if found is None and call.binding_kind != "name":
+                    kept[i] = False
+                    continue
+                kept[i] = True
+                code = call.code or (self.resolve_ref(call.code_ref) if call.code_ref else None)
+                inv.calls.append({
+                    "path": f.path, "line": call.line, "col": call.col,
+                    "end_line": call.end_line, "end_col": call.end_col,
+                    "builder": f"{found[0]}::{found[1].qualname}" if found else None,
+                    "receiver": call.receiver, "method": call.method, "code": code,
+                    "code_ref": call.code_ref, "returned": call.returned, "in_except": call.in_except,
+                    "except_kind": call.except_kind, "function": call.function, "in_builder": call.in_builder,
+                })
+            for h in f.handlers:
+                counts: dict[str, int] = defaultdict(int)
+                returns = []
+                for r in h.returns:
+                    kind = r.kind
+                    if kind == "call":
+                        kind = "builder" if r.call is not None and kept.get(r.call) else "other"
+                    counts[kind] += 1
+                    returns.append({"line": r.line, "kind": kind, "keys": r.keys, "in_except": r.in_except})
+                inv.handlers.append({
+                    "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
+                    "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,
+                })
+        canonical = self.profile.builder_methods
+        forbidden = self.profile.forbidden_methods
+        for f in self.files:
+            for b in f.builders:
+                ident = f"{f.path}::{b.qualname}"
+                inv.builders.append({
+                    "path": f.path, "line": b.line, "name": b.name, "qualname": b.qualname, "kind": b.kind,
+                    "nested_in": b.nested_in, "methods": sorted(b.methods),
+                    "forbidden_methods": sorted(m for m in b.methods if m in forbidden),
+                    "missing_methods": sorted(m for m in canonical if m not in b.methods),
+                    "validates_format": b.validates_format, "validates_layer": b.validates_layer,
+                    "frozen_after_terminal": b.frozen_after_terminal,
+                    "instantiated_at": [{"path": p, "line": n} for p, n in sorted(instantiated.get(ident, ()))],
+                    "calls": sum(1 for c in inv.calls if c["builder"] == ident),
+                })
+
+    def _imports(self, inv: Inventory, regs: list[tuple[str, RegistryFact, bool]], roles: list[str]) -> None:
+        role_of_file: dict[str, set[str]] = defaultdict(set)
+        names_of_file: dict[str, set[str]] = defaultdict(set)
+        for (path, reg, _), role in zip(regs, roles):
+            if role in ("canonical", "legacy"):
+                role_of_file[path].add(role)
+                names_of_file[path].add(reg.name)
+        for f in self.files:
+            for imp in f.imports:
+                targets = self.modules.resolve(f.path, imp.module, imp.level, imp.names)
+                for target in targets:
+                    if target in role_of_file and target != f.path:
+                        inv.registry_imports.append({
+                            "path": f.path, "line": imp.line, "module": "." * imp.level + imp.module,
+                            "names": imp.names, "registry_path": target, "roles": sorted(role_of_file[target]),
+                            "scope": "function" if imp.in_function else "module",
+                            "type_checking": imp.type_checking, "in_tests": f.is_test,
+                            "runtime": not f.is_test and not imp.type_checking,
+                        })
+
+
+def build_inventory(profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact]) -> Inventory:
+    return IndexBuilder(profile, files, mapping_files).build()

@@ -1,0 +1,102 @@
+"""Mapping files: legacy → canonical tables kept outside the code.
+
+Two formats, chosen by extension:
+
+* TOML: a `[mapping]` table (or top-level keys) of `"LEGACY" = "CANONICAL"`;
+  the value `"RETIRED"` (or any of the profile's retired values, or `""`)
+  retires the code explicitly.
+* CSV: a header with `legacy` and `canonical` columns (extra columns are
+  ignored); an empty, `null`, `None` or retired value retires the code.
+
+Every key must look like a code; a bad file is a user error (exit 2).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import tomllib
+from pathlib import Path
+
+from .errors import UserError
+from .facts.model import MappingEntry, MappingFact
+from .profile import Profile
+
+NULL_WORDS = frozenset({"", "null", "none", "None", "NULL"})
+
+
+def _target(value: object, profile: Profile, origin: str, key: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise UserError(f"{origin}: value of {key!r} must be a code string or \"RETIRED\"")
+    value = value.strip()
+    if value in NULL_WORDS or value in profile.retired_values:
+        return None
+    return value
+
+
+def load_mapping_file(path: Path, profile: Profile, display: str | None = None) -> MappingFact:
+    origin = display or str(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"mapping file {origin!r} does not exist") from None
+    except OSError as exc:
+        raise UserError(f"mapping file {origin!r} cannot be read: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"mapping file {origin!r} is not UTF-8 text") from None
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        entries = _toml_entries(text, profile, origin)
+    elif suffix == ".csv":
+        entries = _csv_entries(text, profile, origin)
+    else:
+        raise UserError(f"mapping file {origin!r}: use a .toml or .csv file")
+    for entry in entries:
+        if not profile.is_code(entry.legacy):
+            raise UserError(
+                f"{origin}:{entry.line}: key {entry.legacy!r} does not look like a code "
+                f"({profile.section('codes').get('format', 'see [codes] pattern')})"
+            )
+    return MappingFact(name=origin, line=1, entries=entries)
+
+
+def _toml_entries(text: str, profile: Profile, origin: str) -> list[MappingEntry]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"mapping file {origin!r} is not valid TOML: {exc}") from None
+    table = data.get("mapping", data)
+    if not isinstance(table, dict):
+        raise UserError(f"mapping file {origin!r}: [mapping] must be a table of \"LEGACY\" = \"CANONICAL\"")
+    lines = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith('"') and '=' in stripped:
+            lines.setdefault(stripped.split('"')[1], number)
+    entries = []
+    for key, value in table.items():
+        if isinstance(value, dict):
+            raise UserError(f"mapping file {origin!r}: unexpected table [{key}]; expected \"LEGACY\" = \"CANONICAL\"")
+        entries.append(MappingEntry(legacy=key, canonical=_target(value, profile, origin, key),
+                                    line=lines.get(key, 1)))
+    return entries
+
+
+def _csv_entries(text: str, profile: Profile, origin: str) -> list[MappingEntry]:
+    reader = csv.DictReader(io.StringIO(text))
+    fields = [f.strip().lower() for f in (reader.fieldnames or [])]
+    if "legacy" not in fields or "canonical" not in fields:
+        raise UserError(f"mapping file {origin!r}: the CSV header needs the columns legacy and canonical")
+    reader.fieldnames = fields
+    entries = []
+    for row in reader:
+        legacy = (row.get("legacy") or "").strip()
+        if not legacy:
+            continue
+        entries.append(MappingEntry(legacy=legacy, canonical=_target(row.get("canonical"), profile, origin, legacy),
+                                    line=reader.line_num))
+    return entries

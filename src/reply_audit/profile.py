@@ -1,0 +1,359 @@
+"""Profiles: the reply specification as data.
+
+A profile is a TOML document (built-ins live in `reply_audit/profiles/`). This
+module owns loading a built-in or a file, layering a repository's
+`[tool.reply-audit]` table on top, validating the result, and exposing it as a
+`Profile` with typed accessors. No rule value of the spec lives in Python: the
+accessors only read what the TOML says.
+
+Layering rules (like ruff's `extend-*`): a table merges key by key, a scalar or
+list replaces the base value, and a key spelt `extend-NAME` appends its list to
+the base list `NAME`.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import UserError
+
+BUILTIN_PACKAGE = "reply_audit.profiles"
+DEFAULT_PROFILE = "canonical"
+PYPROJECT_TABLE = ("tool", "reply-audit")
+
+# Tables whose keys are data chosen by the profile author (a new layer, a new
+# area, a new builder method), not settings of the tool: any key is accepted.
+OPEN_TABLES = frozenset({
+    "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods",
+})
+# Keys of [tool.reply-audit] that are not profile keys.
+META_KEYS = frozenset({"profile", "extends"})
+REQUIRED_CODE_GROUPS = ("layer", "area", "type", "number")
+
+
+def builtin_names() -> list[str]:
+    """Names of the profiles shipped with reply-audit."""
+    folder = resources.files(BUILTIN_PACKAGE)
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+
+
+def _read_toml(text: str, origin: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{origin}: not valid TOML ({exc}); fix the syntax and run again") from None
+
+
+def _load_builtin(name: str) -> dict[str, Any]:
+    if name not in builtin_names():
+        raise UserError(
+            f"unknown profile {name!r}; built-in profiles are: {', '.join(builtin_names())} "
+            "(or pass a path to a .toml profile file)"
+        )
+    text = resources.files(BUILTIN_PACKAGE).joinpath(f"{name}.toml").read_text(encoding="utf-8")
+    return _read_toml(text, f"built-in profile {name!r}")
+
+
+def _load_file(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"profile file {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"profile file {str(path)!r} cannot be read: {exc}") from None
+    return _read_toml(text, f"profile file {str(path)!r}")
+
+
+def merge(base: dict[str, Any], override: dict[str, Any], where: str = "") -> dict[str, Any]:
+    """Layer `override` on `base` (neither is modified)."""
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        dotted = f"{where}.{key}" if where else key
+        if key.startswith("extend-"):
+            target = key[len("extend-"):]
+            current = out.get(target, [])
+            if not isinstance(current, list) or not isinstance(value, list):
+                raise UserError(f"profile key {dotted!r}: extend- works only on lists")
+            out[target] = current + [v for v in value if v not in current]
+        elif isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge(out[key], value, dotted)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _check_keys(base: dict[str, Any], override: dict[str, Any], origin: str, where: str = "") -> None:
+    """Refuse keys the base profile does not know (typos), except in open tables."""
+    for key, value in override.items():
+        name = key[len("extend-"):] if key.startswith("extend-") else key
+        dotted = f"{where}.{name}" if where else name
+        if where in OPEN_TABLES:
+            continue
+        if name not in base:
+            known = ", ".join(sorted(base)) or "(none)"
+            raise UserError(f"{origin}: unknown key {dotted!r}; known keys here: {known}")
+        if isinstance(value, dict) and isinstance(base[name], dict):
+            _check_keys(base[name], value, origin, dotted)
+
+
+@dataclass(frozen=True)
+class LayerRule:
+    name: str
+    allowed: frozenset[str]
+    forbidden: frozenset[str]
+
+
+@dataclass(frozen=True)
+class CodeParts:
+    """A code string split by the profile's pattern."""
+
+    code: str
+    layer: str
+    area: str
+    type: str
+    number: int
+
+
+@dataclass(frozen=True)
+class Profile:
+    """An effective profile: merged data plus typed accessors."""
+
+    name: str
+    data: dict[str, Any]
+    sources: tuple[str, ...] = field(default=())
+
+    # -- identity -------------------------------------------------------------
+    @cached_property
+    def digest(self) -> str:
+        blob = json.dumps(self.data, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:16]
+
+    def section(self, name: str) -> dict[str, Any]:
+        value = self.data.get(name, {})
+        return value if isinstance(value, dict) else {}
+
+    # -- codes ----------------------------------------------------------------
+    @cached_property
+    def code_re(self) -> re.Pattern[str]:
+        return re.compile(self.section("codes")["pattern"])
+
+    @cached_property
+    def code_search_re(self) -> re.Pattern[bytes]:
+        """An unanchored byte pattern: can this file contain a code at all?"""
+        body = self.section("codes")["pattern"].lstrip("^").rstrip("$")
+        body = re.sub(r"\(\?P<[a-z_]+>", "(", body)
+        return re.compile(body.encode("utf-8"))
+
+    def parse_code(self, text: str) -> CodeParts | None:
+        m = self.code_re.match(text)
+        if not m:
+            return None
+        try:
+            number = int(m.group("number"))
+        except (TypeError, ValueError):
+            return None
+        return CodeParts(text, m.group("layer"), m.group("area"), m.group("type"), number)
+
+    def is_code(self, text: str) -> bool:
+        return self.code_re.match(text) is not None
+
+    @cached_property
+    def layers(self) -> dict[str, LayerRule]:
+        out = {}
+        for name, rule in self.section("layers").items():
+            out[name] = LayerRule(name, frozenset(rule.get("allowed", [])), frozenset(rule.get("forbidden", [])))
+        return out
+
+    @cached_property
+    def areas(self) -> frozenset[str]:
+        return frozenset(self.section("areas"))
+
+    @cached_property
+    def type_letters(self) -> tuple[str, ...]:
+        return tuple(self.section("types").get("letters", []))
+
+    @cached_property
+    def terminal_types(self) -> frozenset[str]:
+        return frozenset(self.section("types").get("terminal", []))
+
+    def layer_known(self, parts: CodeParts) -> bool:
+        return parts.layer in self.layers
+
+    def type_allowed(self, parts: CodeParts) -> bool:
+        """True when the code's TYPE is a known letter allowed for its (known) LAYER."""
+        rule = self.layers.get(parts.layer)
+        if rule is None or parts.type not in self.type_letters:
+            return False
+        if parts.type in rule.forbidden:
+            return False
+        return not rule.allowed or parts.type in rule.allowed
+
+    def area_known(self, parts: CodeParts) -> bool:
+        return parts.area in self.areas
+
+    def number_valid(self, parts: CodeParts) -> bool:
+        codes = self.section("codes")
+        return int(codes.get("number_min", 0)) <= parts.number <= int(codes.get("number_max", 999))
+
+    def obeys_layer_rules(self, code: str) -> bool:
+        """Closed layer set and allowed type: what makes a mapping target legal."""
+        parts = self.parse_code(code)
+        return parts is not None and self.layer_known(parts) and self.type_allowed(parts)
+
+    # -- builder ----------------------------------------------------------------
+    @cached_property
+    def builder_methods(self) -> dict[str, str]:
+        return dict(self.section("builder").get("methods", {}))
+
+    @cached_property
+    def forbidden_methods(self) -> dict[str, str]:
+        return dict(self.section("builder").get("forbidden_methods", {}))
+
+    @cached_property
+    def all_builder_methods(self) -> frozenset[str]:
+        return frozenset(self.builder_methods) | frozenset(self.forbidden_methods)
+
+    def method_type(self, method: str) -> str | None:
+        """The TYPE letter a builder method builds (forbidden ones via their replacement)."""
+        if method in self.builder_methods:
+            return self.builder_methods[method]
+        target = self.forbidden_methods.get(method)
+        return self.builder_methods.get(target) if target else None
+
+    def builder_list(self, key: str) -> list[str]:
+        value = self.section("builder").get(key, [])
+        return list(value) if isinstance(value, list) else [value]
+
+    def builder_value(self, key: str, default: Any = None) -> Any:
+        return self.section("builder").get(key, default)
+
+    # -- other sections ---------------------------------------------------------
+    @cached_property
+    def handler_decorators(self) -> tuple[str, ...]:
+        return tuple(self.section("handlers").get("decorators", []))
+
+    @cached_property
+    def message_attributes(self) -> frozenset[str]:
+        return frozenset(self.section("messages").get("attributes", []))
+
+    @cached_property
+    def mapping_table_names(self) -> frozenset[str]:
+        return frozenset(self.section("mappings").get("table_names", []))
+
+    @cached_property
+    def retired_values(self) -> frozenset[str]:
+        return frozenset(self.section("mappings").get("retired_values", []))
+
+    def registries_value(self, key: str, default: Any = None) -> Any:
+        return self.section("registries").get(key, default)
+
+    def scan_list(self, key: str) -> list[str]:
+        return list(self.section("scan").get(key, []))
+
+    def to_toml(self) -> str:
+        import tomli_w
+
+        return tomli_w.dumps(self.data)
+
+
+def _validate(data: dict[str, Any], origin: str) -> None:
+    codes = data.get("codes", {})
+    pattern = codes.get("pattern")
+    if not isinstance(pattern, str):
+        raise UserError(f"{origin}: [codes] pattern must be a string regular expression")
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        raise UserError(f"{origin}: [codes] pattern is not a valid regular expression: {exc}") from None
+    missing = [g for g in REQUIRED_CODE_GROUPS if g not in compiled.groupindex]
+    if missing:
+        raise UserError(f"{origin}: [codes] pattern lacks the named group(s) {', '.join(missing)}")
+    letters = data.get("types", {}).get("letters", [])
+    for name, rule in data.get("layers", {}).items():
+        if not isinstance(rule, dict):
+            raise UserError(f"{origin}: [layers.{name}] must be a table with allowed/forbidden lists")
+        for key in ("allowed", "forbidden"):
+            bad = [t for t in rule.get(key, []) if t not in letters]
+            if bad:
+                raise UserError(f"{origin}: [layers.{name}] {key} has unknown type letter(s) {bad}; known: {letters}")
+    methods = data.get("builder", {}).get("methods", {})
+    for method, letter in methods.items():
+        if letter not in letters:
+            raise UserError(f"{origin}: [builder.methods] {method} = {letter!r} is not a type letter {letters}")
+    for method, target in data.get("builder", {}).get("forbidden_methods", {}).items():
+        if target not in methods:
+            raise UserError(f"{origin}: [builder.forbidden_methods] {method} = {target!r} is not a builder method")
+
+
+def _resolve_base(spec: str, relative_to: Path | None) -> tuple[dict[str, Any], str]:
+    """A profile named by a built-in name or a path to a TOML file (which may extend another)."""
+    looks_like_path = spec.endswith(".toml") or "/" in spec or "\\" in spec
+    if not looks_like_path:
+        return _load_builtin(spec), spec
+    path = Path(spec)
+    if relative_to is not None and not path.is_absolute():
+        path = relative_to / path
+    raw = _load_file(path)
+    parent = raw.pop("extends", None)
+    if isinstance(raw.get("profile"), str):  # `profile = "canonical"` also names the base
+        parent = parent or raw.pop("profile")
+    if not isinstance(parent or DEFAULT_PROFILE, str):
+        raise UserError(f"profile file {str(path)!r}: `extends` must name a profile")
+    base, _ = _resolve_base(parent or DEFAULT_PROFILE, path.parent)
+    origin = f"profile file {str(path)!r}"
+    _check_keys(base, raw, origin)
+    return merge(base, raw), str(path)
+
+
+def read_pyproject_table(root: Path) -> tuple[dict[str, Any] | None, Path | None]:
+    """The `[tool.reply-audit]` table of ROOT/pyproject.toml, if any."""
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return None, None
+    try:
+        data = _read_toml(pyproject.read_text(encoding="utf-8"), str(pyproject))
+    except (OSError, UnicodeDecodeError):
+        return None, None
+    table: Any = data
+    for key in PYPROJECT_TABLE:
+        table = table.get(key) if isinstance(table, dict) else None
+    if not isinstance(table, dict):
+        return None, None
+    return table, pyproject
+
+
+def load_profile(spec: str | None = None, root: Path | None = None) -> Profile:
+    """The effective profile.
+
+    `spec` (from --profile) names a built-in or a TOML file; without it the
+    repository's `[tool.reply-audit] profile` key or the default is used. The
+    repository's `[tool.reply-audit]` table is layered on top unless the
+    profile was given explicitly as a file.
+    """
+    sources: list[str] = []
+    table, pyproject = (read_pyproject_table(root) if root is not None else (None, None))
+    base_spec = spec or (table or {}).get("profile") or (table or {}).get("extends") or DEFAULT_PROFILE
+    if not isinstance(base_spec, str):
+        raise UserError(f"{pyproject}: [tool.reply-audit] profile must be a string")
+    relative = pyproject.parent if (pyproject and not spec) else None
+    data, origin = _resolve_base(base_spec, relative)
+    sources.append(origin)
+    if table:
+        overrides = {k: v for k, v in table.items() if k not in META_KEYS}
+        if overrides:
+            where = f"{pyproject} [tool.reply-audit]"
+            _check_keys(data, overrides, where)
+            data = merge(data, overrides)
+            sources.append(str(pyproject))
+    name = data.get("profile", {}).get("name", base_spec)
+    _validate(data, " + ".join(sources))
+    return Profile(name=name, data=data, sources=tuple(sources))

@@ -1,0 +1,1 @@
+"""Report writers: one module per output format, all reading a `ScanResult`."""

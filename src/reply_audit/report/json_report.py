@@ -1,0 +1,67 @@
+"""The JSON report: schema `reply-audit/1`, a public interface.
+
+Documented in docs/json-schema.md. Deterministic: every list is sorted, keys are
+sorted, and nothing depends on the machine, the clock or the absolute path.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .. import __version__
+from ..scan import ScanResult
+from .summary import coverage, summarize
+
+SCHEMA = "reply-audit/1"
+
+
+def _sorted(items: list[dict[str, Any]], *keys: str) -> list[dict[str, Any]]:
+    return sorted(items, key=lambda d: tuple((d.get(k) is None, d.get(k) or 0) if k in ("line", "col")
+                                             else (d.get(k) is None, str(d.get(k) or "")) for k in keys))
+
+
+def build_document(result: ScanResult) -> dict[str, Any]:
+    inv = result.inventory
+    profile = result.profile
+    layers = list(profile.layers)
+    letters = list(profile.type_letters)
+    registries = []
+    for reg in _sorted(inv.registries, "path", "line", "name"):
+        reg = dict(reg)
+        reg["codes"] = sorted(reg["codes"], key=lambda c: (c["line"], c["code"]))
+        reg["coverage"] = coverage(reg, layers, letters)
+        registries.append(reg)
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": "reply-audit", "version": __version__},
+        "root": result.display_root,
+        "profile": {"name": profile.name, "digest": profile.digest, "sources": list(profile.sources)},
+        "files": {
+            "scanned": inv.files_scanned,
+            "unparseable": _sorted(inv.unparseable, "path", "line"),
+            "fallback": _sorted(inv.fallback, "path"),
+        },
+        "summary": summarize(inv),
+        "registries": registries,
+        "duplicates": _sorted(inv.duplicates, "registry", "code"),
+        "shared_codes": _sorted(inv.shared_codes, "code"),
+        "mappings": [
+            {**m, "entries": sorted(m["entries"], key=lambda e: (e["line"], e["legacy"]))}
+            for m in _sorted(inv.mappings, "path", "line", "name")
+        ],
+        "mapping_files": sorted(result.mapping_files),
+        "legacy_codes": _sorted(inv.legacy_codes, "code"),
+        "mapping_keys_not_legacy": _sorted(inv.mapping_keys_not_legacy, "path", "line", "legacy"),
+        "builders": _sorted(inv.builders, "path", "line", "qualname"),
+        "calls": _sorted(inv.calls, "path", "line", "col"),
+        "handlers": _sorted(inv.handlers, "path", "line", "qualname"),
+        "code_literals": _sorted(inv.code_literals, "path", "line", "col"),
+        "registry_imports": _sorted(inv.registry_imports, "path", "line", "registry_path"),
+        "message_branches": _sorted(inv.message_branches, "path", "line", "col"),
+        "findings": [],
+    }
+
+
+def render_json(result: ScanResult) -> str:
+    return json.dumps(build_document(result), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,39 @@
+"""The terminal report: the headline counts and the registry and builder tables, plain text."""
+
+from __future__ import annotations
+
+from tabulate import tabulate
+
+from ..classify import CLASSES
+from .json_report import build_document
+
+
+def render_table(result) -> str:
+    doc = build_document(result)
+    s = doc["summary"]
+    parts = [
+        f"reply-audit {doc['tool']['version']} · profile {doc['profile']['name']} · {doc['root']}",
+        f"{s['files']['scanned']} files scanned, {s['files']['unparseable']} unparseable",
+        "",
+        tabulate([[f"{r['path']}:{r['line']}", r["name"], r["style"], r["role"], r["definitions"], r["distinct"]]
+                  for r in doc["registries"]] or [["—"] * 6],
+                 headers=["registry", "name", "style", "role", "defs", "distinct"], tablefmt="simple"),
+        "",
+        tabulate([[c, s["legacy_classes"][c]] for c in CLASSES], headers=["legacy class", "codes"],
+                 tablefmt="simple"),
+        "",
+        tabulate([[f"{b['path']}:{b['line']}", b["qualname"], ",".join(b["methods"]),
+                   ",".join(b["forbidden_methods"]) or "-", ",".join(b["missing_methods"]) or "-", b["calls"]]
+                  for b in doc["builders"]] or [["—"] * 6],
+                 headers=["builder", "name", "methods", "forbidden", "missing", "calls"], tablefmt="simple"),
+        "",
+        tabulate([["builder calls", s["calls"]["total"]], ["handlers", s["handlers"]["total"]],
+                  ["handler returns", ", ".join(f"{k}={v}" for k, v in s["handlers"]["returns_by_kind"].items())
+                   or "-"],
+                  ["runtime registry imports", s["registry_imports"]["runtime"]],
+                  ["message branches", s["message_branches"]]], tablefmt="plain"),
+    ]
+    if doc["files"]["unparseable"]:
+        parts += ["", "unparseable:"] + [f"  {u['path']}:{u['line']}: {u['message']}"
+                                         for u in doc["files"]["unparseable"]]
+    return "\n".join(parts) + "\n"
