@@ -72,7 +72,7 @@ def _libcst_fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             inner = _problem(exc)
             skipped.append(ParseProblem(line=line + leading, col=0,
-                                        message=f"statement needs newer syntax: {inner.message}"))
+                                        message=f"statement skipped, this Python rejects it: {inner.message}"))
         else:
             ast.increment_lineno(part, line - 1)
             body.extend(part.body)

@@ -33,6 +33,7 @@ from .model import (
 from .registries import RegistryReader, dotted_name, last_name, str_value
 
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
+TEXT_TESTS = frozenset({"startswith", "endswith", "find", "index", "count", "__contains__"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 
@@ -459,12 +460,15 @@ class FactsExtractor:
                 func = sub.func
                 if self.want_calls and isinstance(func, ast.Attribute) and func.attr in self.methods:
                     self._call(sub, func, ctx, returned, function)
-                elif self.want_messages and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) \
-                        and func.value.attr in self.message_attrs:
+                elif self.want_messages and isinstance(func, ast.Attribute) and func.attr in TEXT_TESTS \
+                        and isinstance(func.value, ast.Attribute) and func.value.attr in self.message_attrs:
                     self.facts.message_uses.append(MessageUse(sub.lineno, sub.col_offset, "method",
-                                                              f".{func.value.attr}.{func.attr}()", function))
+                                                              f"{dotted_name(func.value) or ''}.{func.attr}()",
+                                                              function))
             elif isinstance(sub, ast.Compare) and self.want_messages:
                 for operand in (sub.left, *sub.comparators):
+                    if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute):
+                        operand = operand.func.value  # `.message.lower()` compared is still the message
                     if isinstance(operand, ast.Attribute) and operand.attr in self.message_attrs:
                         contains = any(isinstance(op, (ast.In, ast.NotIn)) for op in sub.ops)
                         self.facts.message_uses.append(MessageUse(

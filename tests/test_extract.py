@@ -1,0 +1,359 @@
+"""Per-file facts: every registry style, mappings, builders, calls, handlers, literals, imports."""
+
+from __future__ import annotations
+
+from conftest import facts_of
+
+
+def _codes(reg):
+    return [(c.code, c.line) for c in reg.codes]
+
+
+# --------------------------------------------------------------------- registries
+def test_dict_registry_keyed_by_codes(profile):
+    f = facts_of('''
+        REGISTRY = {
+            "WA-RES-I-001": "Path {path} not found",
+            "EN-WRITE-D-001": "Write denied",
+        }
+    ''', profile)
+    [reg] = f.registries
+    assert (reg.name, reg.style, reg.line) == ("REGISTRY", "dict", 2)
+    assert _codes(reg) == [("WA-RES-I-001", 3), ("EN-WRITE-D-001", 4)]
+    assert f.code_literals == []  # definitions are not "uses"
+
+
+def test_list_registry_with_code_keyword_and_declared_layer(profile):
+    f = facts_of('''
+        _CODES: list = [
+            Code(code="MCP-SYS-D-902", reply_type="D", layer="MCP", message="x"),
+            Code(code="DB-CONN-S-001", reply_type="S", layer=Layer.DB),
+            Code("not a code"),
+        ]
+    ''', profile)
+    [reg] = f.registries
+    assert reg.style == "list"
+    assert [(c.code, c.declared_layer, c.declared_type) for c in reg.codes] == [
+        ("MCP-SYS-D-902", "MCP", "D"), ("DB-CONN-S-001", "DB", "S")]
+
+
+def test_tuple_registry_with_positional_code(profile):
+    f = facts_of('''
+        ALL = (Code("WA-RES-S-001", "ok"), Code("WA-RES-E-001", "boom"))
+    ''', profile)
+    assert [(r.style, len(r.codes)) for r in f.registries] == [("tuple", 2)]
+
+
+def test_class_registry_attributes_are_calls(profile):
+    f = facts_of('''
+        class Codes:
+            """All codes."""
+            WA_RES_I_001 = ReplyCode("WA-RES-I-001", Layer.WA, Area.RES, ReplyType.I, 1, "PATH_NOT_FOUND")
+            EN_WRITE_D_001 = ReplyCode("EN-WRITE-D-001", Layer.EN, Area.WRITE, ReplyType.D, 1, "DENIED")
+            helper = "not a code"
+    ''', profile)
+    [reg] = f.registries
+    assert (reg.name, reg.style) == ("Codes", "class")
+    assert [(c.code, c.attr, c.line) for c in reg.codes] == [
+        ("WA-RES-I-001", "WA_RES_I_001", 4), ("EN-WRITE-D-001", "EN_WRITE_D_001", 5)]
+
+
+def test_enum_registry_and_literal_alias(profile):
+    f = facts_of('''
+        from enum import Enum
+        from typing import Literal
+
+        class ErrorCode(str, Enum):
+            NOT_FOUND = "WA-RES-I-001"
+            CRASH = "MCP-SYS-E-001"
+
+        KnownCode = Literal["WA-RES-I-001", "MCP-SYS-E-001", "CT-GATE-S-001"]
+        Layer = Literal["WA", "EN"]
+    ''', profile)
+    assert [(r.name, r.style, len(r.codes)) for r in f.registries] == [
+        ("ErrorCode", "enum", 2), ("KnownCode", "literal", 3)]
+
+
+def test_module_constants_form_a_registry_only_when_enough(profile):
+    many = facts_of('''
+        NOT_FOUND = "WA-RES-I-001"
+        CRASH = "MCP-SYS-E-001"
+    ''', profile)
+    assert [(r.name, r.style, _codes(r)) for r in many.registries] == [
+        ("(module constants)", "constants", [("WA-RES-I-001", 2), ("MCP-SYS-E-001", 3)])]
+    one = facts_of('DEFAULT = "MCP-SYS-E-001"\n', profile)
+    assert one.registries == []
+    assert [(c.code, c.line) for c in one.code_literals] == [("MCP-SYS-E-001", 1)]
+
+
+def test_collections_inside_functions_are_not_registries(profile):
+    f = facts_of('''
+        def f():
+            table = {"WA-RES-I-001": 1, "WA-RES-E-001": 2}
+            return table
+    ''', profile)
+    assert f.registries == []
+    assert [c.code for c in f.code_literals] == ["WA-RES-I-001", "WA-RES-E-001"]
+
+
+# ----------------------------------------------------------------------- mappings
+def test_named_mapping_table_with_retired_refs_and_item_assignment(profile):
+    f = facts_of('''
+        LEGACY_TO_CANONICAL: dict[str, str | None] = {
+            "FILE-OP-S-001": "WA-WRITE-S-001",
+            "GIT-HOOK-E-001": None,
+            "LEARN-DIFF-S-001": "RETIRED",
+            "JRN-S-001": Codes.WA_LOG_S_001,
+        }
+        LEGACY_TO_CANONICAL["DB-CONN-S-001"] = "WA-DB-S-001"
+    ''', profile)
+    [m] = f.mappings
+    assert m.name == "LEGACY_TO_CANONICAL"
+    assert [(e.legacy, e.canonical, e.canonical_ref, e.line) for e in m.entries] == [
+        ("FILE-OP-S-001", "WA-WRITE-S-001", None, 3),
+        ("GIT-HOOK-E-001", None, None, 4),
+        ("LEARN-DIFF-S-001", None, None, 5),
+        ("JRN-S-001", None, "Codes.WA_LOG_S_001", 6),
+        ("DB-CONN-S-001", "WA-DB-S-001", None, 8),
+    ]
+    assert f.registries == []
+
+
+def test_mapping_detected_by_shape(profile):
+    f = facts_of('''
+        OLD_NEW = {"FILE-OP-S-001": "WA-WRITE-S-001", "FILE-OP-E-001": "MCP-SYS-E-001"}
+    ''', profile)
+    assert [(m.name, len(m.entries)) for m in f.mappings] == [("OLD_NEW", 2)]
+    assert f.registries == []
+
+
+# ----------------------------------------------------------------------- builders
+BUILDER = '''
+    class ReplyBuilder:
+        def __init__(self, tool):
+            self.tool = tool
+            self._done = False
+
+        def _check(self, code):
+            ok, err = validate_code_format(code)
+            if not ok:
+                raise ValueError(err)
+
+        def _guard(self):
+            if self._done:
+                raise RuntimeError("frozen")
+
+        def success(self, code, data=None):
+            self._guard()
+            return Reply.success(code=code, data=data)
+
+        def invalid(self, code, data=None):
+            self._guard()
+            self._done = True
+            return Reply.invalid(code=code, data=data)
+
+        def denied(self, code, data=None):
+            self._done = True
+            return Reply.denied(code=code, data=data)
+
+        def error(self, code, data=None):
+            self._done = True
+            return Reply.error(code=code, data=data)
+'''
+
+
+def test_builder_with_validation_and_frozen_state(profile):
+    f = facts_of(BUILDER, profile)
+    [b] = f.builders
+    assert (b.name, b.kind, b.line) == ("ReplyBuilder", "builder", 2)
+    assert sorted(b.methods) == ["denied", "error", "invalid", "success"]
+    assert (b.validates_format, b.validates_layer, b.frozen_after_terminal) == (True, True, True)
+    # the builder's own delegation to Reply is recorded, marked as inside a builder
+    assert {(c.receiver, c.method, c.in_builder) for c in f.calls} == {
+        ("Reply", m, True) for m in ("success", "invalid", "denied", "error")}
+
+
+def test_builder_without_freeze_or_validation(profile):
+    f = facts_of('''
+        def _make(tool):
+            class _Shadow:
+                def success(self, code, data): return Reply.success(code=code, data=data)
+                def info(self, code, data): return Reply.info(code=code, data=data)
+                def error(self, code, data): return Reply.error(code=code, data=data)
+            return _Shadow()
+    ''', profile)
+    [b] = f.builders
+    assert (b.qualname, b.nested_in, b.kind) == ("_make._Shadow", "_make", "builder")
+    assert sorted(b.methods) == ["error", "info", "success"]
+    assert (b.validates_format, b.validates_layer, b.frozen_after_terminal) == (False, False, False)
+    assert [(x.name, x.returns) for x in f.factories] == [("_make", "_Shadow")]
+
+
+def test_explicit_layer_test_counts_as_layer_validation(profile):
+    f = facts_of('''
+        class B:
+            def success(self, code): return code
+            def error(self, code):
+                layer, kind = code.split("-")[0], code.split("-")[2]
+                if layer == "WA" and kind == "D":
+                    raise ValueError(code)
+                return code
+    ''', profile)
+    assert [(b.validates_layer, b.validates_format) for b in f.builders] == [(True, False)]
+
+
+def test_reply_class_with_classmethod_factories_is_a_factory_builder(profile):
+    f = facts_of('''
+        class Reply:
+            @classmethod
+            def success(cls, code, data=None): return cls("S", code, data)
+            @classmethod
+            def error(cls, code, data=None): return cls("E", code, data)
+    ''', profile)
+    assert [(b.name, b.kind) for b in f.builders] == [("Reply", "factory")]
+
+
+def test_logger_is_not_a_builder(profile):
+    f = facts_of('''
+        class Logger:
+            def info(self, msg): print(msg)
+            def warn(self, msg): print(msg)
+            def error(self, msg): print(msg)
+        log = Logger()
+        log.error("WA-RES-E-001")
+    ''', profile)
+    assert f.builders == []
+
+
+# -------------------------------------------------------------------------- calls
+def test_call_sites_bindings_returns_and_excepts(profile):
+    f = facts_of('''
+        import logging
+        logger = logging.getLogger(__name__)
+
+        def handler(path, rb: ReplyBuilder):
+            b2 = ReplyBuilder(tool="x")
+            try:
+                data = load(path)
+            except KeyError:
+                return b2.invalid("WA-RES-I-001", {"path": path})
+            except Exception as exc:
+                logger.error("boom")
+                return rb.invalid("MCP-SYS-I-001", {"err": str(exc)})
+            except:
+                rb.error("MCP-SYS-E-001")
+            if not data:
+                b2.denied(code="EN-READ-D-001")
+            return rb.success(Codes.WA_READ_S_001, data) if data else rb.error("MCP-SYS-E-002")
+    ''', profile)
+    got = [(c.line, c.receiver, c.binding, c.binding_kind, c.method, c.code, c.code_ref, c.returned,
+            c.except_kind, c.function) for c in f.calls]
+    assert got == [
+        (10, "b2", "ReplyBuilder", "assign", "invalid", "WA-RES-I-001", None, True, "narrow", "handler"),
+        # a candidate only: the index drops it, getLogger resolves to no builder (see test_index)
+        (12, "logger", "getLogger", "assign", "error", "boom", None, False, "broad", "handler"),
+        (13, "rb", "ReplyBuilder", "annotation", "invalid", "MCP-SYS-I-001", None, True, "broad", "handler"),
+        (15, "rb", "ReplyBuilder", "annotation", "error", "MCP-SYS-E-001", None, False, "bare", "handler"),
+        (17, "b2", "ReplyBuilder", "assign", "denied", "EN-READ-D-001", None, False, None, "handler"),
+        (18, "rb", "ReplyBuilder", "annotation", "success", None, "Codes.WA_READ_S_001", True, None, "handler"),
+        (18, "rb", "ReplyBuilder", "annotation", "error", "MCP-SYS-E-002", None, True, None, "handler"),
+    ]
+    assert f.instantiations == [("getLogger", 3), ("ReplyBuilder", 6)]
+
+
+def test_self_attribute_and_name_only_receivers(profile):
+    f = facts_of('''
+        class Tool:
+            def __init__(self):
+                self.replies = ReplyBuilder("t")
+
+            def run(self, rb):
+                if self.replies.success("WA-RES-S-001"):
+                    return rb.error("MCP-SYS-E-001")
+                other.success("WA-RES-S-001")
+    ''', profile)
+    assert [(c.receiver, c.binding, c.binding_kind) for c in f.calls] == [
+        ("self.replies", "ReplyBuilder", "self_attr"), ("rb", None, "name")]
+    assert [(c.function) for c in f.calls] == ["Tool.run", "Tool.run"]
+
+
+# ----------------------------------------------------------------------- handlers
+def test_handlers_and_return_kinds(profile):
+    f = facts_of('''
+        @mcp.tool()
+        @mcp_safe_tool
+        def notes_read(path: str):
+            rb = ReplyBuilder(tool="notes_read")
+            def helper():
+                return {"nested": True}
+            if not path:
+                return {"success": False, "error": "no path"}
+            if path == "x":
+                return dict(ok=True, path=path)
+            if path == "y":
+                return Reply(reply_type="S", code="WA-READ-S-001")
+            if path == "z":
+                return None
+            reply = rb.success("WA-READ-S-001", {"path": path})
+            if path == "w":
+                return reply
+            return helper()
+
+        @app.tool
+        def not_a_handler():
+            return {"a": 1}
+
+        @safety.mcp_safe_tool
+        def wrapped():
+            return {"b": 2}
+    ''', profile)
+    assert [(h.name, h.decorators) for h in f.handlers] == [
+        ("notes_read", ["mcp.tool", "mcp_safe_tool"]), ("wrapped", ["safety.mcp_safe_tool"])]
+    first = f.handlers[0]
+    assert [(r.line, r.kind, r.keys) for r in first.returns] == [
+        (9, "dict", ["success", "error"]),
+        (11, "dict", ["ok", "path"]),
+        (13, "reply", []),
+        (15, "none", []),
+        (18, "call", []),
+        (19, "other", []),
+    ]
+    assert first.returns[4].call == 0
+
+
+# ---------------------------------------------------- literals, imports, messages
+def test_imports_scopes_and_type_checking(profile):
+    f = facts_of('''
+        from typing import TYPE_CHECKING
+        from ck3.core.reply_registry import get_message
+        from . import codes
+        import os.path
+        if TYPE_CHECKING:
+            from .replies.codes import Codes
+        def f():
+            from ..legacy import REG
+    ''', profile)
+    assert [(i.module, i.level, i.names, i.line, i.in_function, i.type_checking) for i in f.imports] == [
+        ("typing", 0, ["TYPE_CHECKING"], 2, False, False),
+        ("ck3.core.reply_registry", 0, ["get_message"], 3, False, False),
+        ("", 1, ["codes"], 4, False, False),
+        ("os.path", 0, [], 5, False, False),
+        ("replies.codes", 1, ["Codes"], 7, False, True),
+        ("legacy", 2, ["REG"], 9, True, False),
+    ]
+
+
+def test_message_branching(profile):
+    f = facts_of('''
+        def f(reply, entries):
+            if reply.message == "Path not found":
+                return 1
+            if "denied" in reply.message.lower():
+                return 2
+            if reply.message.startswith("Write"):
+                return 3
+            text = reply.message.lower()
+            return text
+    ''', profile)
+    assert [(m.line, m.kind, m.text) for m in f.message_uses] == [
+        (3, "compare", "reply.message"), (5, "contains", "reply.message"), (7, "method", "reply.message.startswith()")]

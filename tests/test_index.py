@@ -1,0 +1,190 @@
+"""Cross-file joins: builder resolution, registry roles, legacy classification, runtime imports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import scan_tree, write_tree
+from reply_audit.errors import UserError
+from reply_audit.profile import load_profile
+from reply_audit.scan import scan
+
+LEGACY = '''
+    from dataclasses import dataclass
+
+    @dataclass
+    class LegacyCode:
+        code: str
+        layer: str
+
+    _CODES = [
+        LegacyCode(code="FILE-OP-S-001", layer="FILE"),     # mapped
+        LegacyCode(code="FILE-OP-D-001", layer="FILE"),     # mapped_to_forbidden
+        LegacyCode(code="FILE-OP-E-001", layer="FILE"),     # mapped_to_unknown
+        LegacyCode(code="GIT-HOOK-S-001", layer="GIT"),     # retired explicitly
+        LegacyCode(code="LEARN-DIFF-S-001", layer="LEARN"), # retired by rule: layer outside the set
+        LegacyCode(code="MCP-SYS-D-902", layer="MCP"),      # retired by rule: D outside EN
+        LegacyCode(code="MCP-SYS-E-001", layer="MCP"),      # identical
+        LegacyCode(code="WA-RES-E-009", layer="WA"),        # unmapped: a gap
+        LegacyCode(code="WA-RES-E-009", layer="WA"),        # ... defined twice
+    ]
+
+    def get_message(code):
+        return code
+'''
+
+CANONICAL = '''
+    class Codes:
+        WA_WRITE_S_001 = ReplyCode("WA-WRITE-S-001", "WA", "WRITE", "S", 1)
+        WA_RES_I_001 = ReplyCode("WA-RES-I-001", "WA", "RES", "I", 1)
+        MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "MCP", "SYS", "E", 1)
+
+    LEGACY_TO_CANONICAL = {
+        "FILE-OP-S-001": Codes.WA_WRITE_S_001,
+        "FILE-OP-D-001": "WA-WRITE-D-001",
+        "FILE-OP-E-001": "WA-WRITE-E-042",
+        "GIT-HOOK-S-001": None,
+        "OLD-THING-S-001": "WA-RES-I-001",
+    }
+'''
+
+
+@pytest.fixture()
+def tree(tmp_path: Path):
+    return write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/core/__init__.py": "",
+        "pkg/core/legacy_registry.py": LEGACY,
+        "pkg/replies/__init__.py": "",
+        "pkg/replies/codes.py": CANONICAL,
+        "pkg/safety.py": '''
+            from .replies.codes import Codes
+            from pkg.core.legacy_registry import get_message
+
+            class ReplyBuilder:
+                def success(self, code, data=None): return (code, data)
+                def invalid(self, code, data=None): return (code, data)
+                def denied(self, code, data=None): return (code, data)
+                def error(self, code, data=None): return (code, data)
+
+            def make_builder(tool) -> "ReplyBuilder":
+                return ReplyBuilder()
+        ''',
+        "pkg/server.py": '''
+            import logging
+            from .safety import ReplyBuilder, make_builder
+
+            log = logging.getLogger(__name__)
+
+            @mcp_safe_tool
+            def notes_read(path):
+                rb = make_builder("notes_read")
+                log.error("not a builder call")
+                if not path:
+                    return rb.invalid("WA-RES-I-001", {})
+                return rb.success("WA-WRITE-S-001", {})
+
+            @mcp_safe_tool
+            def notes_write(path):
+                rb = ReplyBuilder()
+                return {"success": True}
+        ''',
+        "tests/test_codes.py": '''
+            from pkg.replies.codes import Codes
+            FIXTURE = {"WA-RES-I-001": 1, "WA-RES-S-001": 2}
+        ''',
+    })
+
+
+def test_registry_roles_from_mapping_evidence(tree):
+    inv = scan(tree, load_profile("canonical")).inventory
+    assert [(r["path"], r["name"], r["style"], r["role"], r["definitions"], r["distinct"]) for r in inv.registries] == [
+        ("pkg/core/legacy_registry.py", "_CODES", "list", "legacy", 9, 8),
+        ("pkg/replies/codes.py", "Codes", "class", "canonical", 3, 3),
+        ("tests/test_codes.py", "FIXTURE", "dict", "test", 2, 2),
+    ]
+    assert inv.duplicates == [{"registry": "pkg/core/legacy_registry.py::_CODES", "code": "WA-RES-E-009",
+                               "count": 2, "lines": [17, 18]}]
+    assert inv.shared_codes == [{"code": "MCP-SYS-E-001", "registries": [
+        "pkg/core/legacy_registry.py::_CODES", "pkg/replies/codes.py::Codes"]}]
+
+
+def test_every_legacy_class(tree):
+    inv = scan(tree, load_profile("canonical")).inventory
+    got = {c["code"]: (c["class"], c["target"]) for c in inv.legacy_codes}
+    assert got == {
+        "FILE-OP-S-001": ("mapped", "WA-WRITE-S-001"),     # resolved from Codes.WA_WRITE_S_001
+        "FILE-OP-D-001": ("mapped_to_forbidden", "WA-WRITE-D-001"),
+        "FILE-OP-E-001": ("mapped_to_unknown", "WA-WRITE-E-042"),
+        "GIT-HOOK-S-001": ("retired", None),
+        "LEARN-DIFF-S-001": ("retired", None),
+        "MCP-SYS-D-902": ("retired", None),
+        "MCP-SYS-E-001": ("identical", None),
+        "WA-RES-E-009": ("unmapped", None),
+    }
+    reasons = {c["code"]: c["reason"] for c in inv.legacy_codes if c["class"] == "retired"}
+    assert reasons == {"GIT-HOOK-S-001": "retired explicitly",
+                       "LEARN-DIFF-S-001": "layer LEARN is outside the closed set",
+                       "MCP-SYS-D-902": "type D is forbidden for layer MCP"}
+    assert [(k["legacy"], k["line"]) for k in inv.mapping_keys_not_legacy] == [("OLD-THING-S-001", 12)]
+
+
+def test_builder_resolution_through_imports_and_factories(tree):
+    inv = scan(tree, load_profile("canonical")).inventory
+    assert [(c["path"], c["line"], c["builder"], c["method"], c["code"]) for c in inv.calls] == [
+        ("pkg/server.py", 12, "pkg/safety.py::ReplyBuilder", "invalid", "WA-RES-I-001"),
+        ("pkg/server.py", 13, "pkg/safety.py::ReplyBuilder", "success", "WA-WRITE-S-001"),
+    ]
+    [b] = inv.builders
+    assert b["instantiated_at"] == [{"path": "pkg/server.py", "line": 9}]
+    assert b["calls"] == 2 and b["missing_methods"] == [] and b["forbidden_methods"] == []
+    assert [(h["name"], h["returns_by_kind"]) for h in inv.handlers] == [
+        ("notes_read", {"builder": 2}), ("notes_write", {"dict": 1})]
+
+
+def test_runtime_imports_of_registry_modules(tree):
+    inv = scan(tree, load_profile("canonical")).inventory
+    got = [(i["path"], i["line"], i["registry_path"], i["roles"], i["runtime"]) for i in inv.registry_imports]
+    assert got == [
+        ("pkg/safety.py", 2, "pkg/replies/codes.py", ["canonical"], True),
+        ("pkg/safety.py", 3, "pkg/core/legacy_registry.py", ["legacy"], True),
+        ("tests/test_codes.py", 2, "pkg/replies/codes.py", ["canonical"], False),
+    ]
+
+
+def test_mapping_file_overrides_code_table(tree, tmp_path):
+    mapping = tmp_path / "extra.toml"
+    mapping.write_text('[mapping]\n"WA-RES-E-009" = "MCP-SYS-E-001"\n"FILE-OP-E-001" = "RETIRED"\n')
+    csv = tmp_path / "more.csv"
+    csv.write_text("legacy,canonical,note\nLEARN-DIFF-S-001,WA-RES-I-001,x\n")
+    inv = scan(tree, load_profile("canonical"), [mapping, csv]).inventory
+    got = {c["code"]: (c["class"], c["target"]) for c in inv.legacy_codes}
+    assert got["WA-RES-E-009"] == ("mapped", "MCP-SYS-E-001")
+    assert got["FILE-OP-E-001"] == ("retired", None)
+    assert got["LEARN-DIFF-S-001"] == ("mapped", "WA-RES-I-001")
+
+
+@pytest.mark.parametrize("name,text,message", [
+    ("bad.toml", "[mapping\n", "is not valid TOML"),
+    ("bad.csv", "old,new\nA,B\n", "needs the columns legacy and canonical"),
+    ("bad.toml", '"not-a-code" = "WA-RES-I-001"\n', "does not look like a code"),
+    ("bad.txt", "x", "use a .toml or .csv file"),
+])
+def test_bad_mapping_files_are_user_errors(tree, tmp_path, name, text, message):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(UserError, match=message):
+        scan(tree, load_profile("canonical"), [path])
+
+
+def test_explicit_roles_from_profile(tmp_path):
+    files = {
+        "a.py": 'A = {"WA-RES-I-001": 1, "WA-RES-S-001": 2}\n',
+        "b.py": 'B = {"WA-RES-E-001": 1, "WA-RES-S-002": 2}\n',
+        "pyproject.toml": '[tool.reply-audit.registries]\nlegacy = ["a.py::A"]\n',
+    }
+    inv = scan_tree(tmp_path, files).inventory
+    assert [(r["name"], r["role"]) for r in inv.registries] == [("A", "legacy"), ("B", "canonical")]
+    assert [c["class"] for c in inv.legacy_codes] == ["unmapped", "unmapped"]
