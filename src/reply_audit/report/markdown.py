@@ -34,11 +34,12 @@ def _coverage_frame(registry: dict[str, Any], layers: list[str], letters: list[s
     if not codes:
         return "_no parseable codes_\n"
     frame = pd.DataFrame(codes)
-    table = pd.crosstab(frame["layer"], frame["type"], margins=True, margins_name="Total")
-    order = [l for l in layers if l in table.index] + sorted(l for l in table.index if l not in layers and l != "Total")
-    cols = [t for t in letters if t in table.columns] + sorted(
-        t for t in table.columns if t not in letters and t != "Total")
-    table = table.reindex(index=order + ["Total"], columns=cols + ["Total"], fill_value=0)
+    table = pd.crosstab(frame["layer"], frame["type"])
+    order = layers + sorted(l for l in table.index if l not in layers)
+    cols = letters + sorted(t for t in table.columns if t not in letters)
+    table = table.reindex(index=order, columns=cols, fill_value=0)
+    table["Total"] = table.sum(axis=1)
+    table.loc["Total"] = table.sum(axis=0)
     rows = [[idx, *[int(v) for v in row]] for idx, row in table.iterrows()]
     return _table(rows, ["Layer", *cols, "Total"])
 

@@ -1,0 +1,108 @@
+"""The command line: formats, determinism, exit codes and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from conftest import write_tree
+from reply_audit import __version__
+from reply_audit.cli import app
+
+runner = CliRunner()
+
+TREE = {
+    "pkg/codes.py": '''
+        class Codes:
+            WA_RES_I_001 = ReplyCode("WA-RES-I-001")
+            MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001")
+    ''',
+    "pkg/server.py": '''
+        @mcp_safe_tool
+        def tool(rb: ReplyBuilder):
+            return rb.invalid("WA-RES-I-001", {})
+    ''',
+    "pkg/builder.py": '''
+        class ReplyBuilder:
+            def success(self, code, data=None): ...
+            def invalid(self, code, data=None): ...
+    ''',
+}
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output == f"reply-audit {__version__}\n"
+
+
+def test_help_on_every_command():
+    for args in (["--help"], ["scan", "--help"], ["profile", "--help"], ["profile", "show", "--help"]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, args
+        assert "Usage" in result.output
+
+
+def test_json_is_deterministic_and_versioned(tmp_path):
+    root = write_tree(tmp_path / "repo", TREE)
+    first = runner.invoke(app, ["scan", str(root), "--format", "json"])
+    second = runner.invoke(app, ["scan", str(root), "--format", "json"])
+    assert first.exit_code == 0
+    assert first.output == second.output
+    doc = json.loads(first.output)
+    for key in ("schema", "profile", "files", "registries", "mappings", "legacy_codes", "builders", "calls",
+                "handlers", "findings"):
+        assert key in doc
+    assert doc["schema"] == "reply-audit/1"
+    assert doc["findings"] == []
+    assert [(c["path"], c["line"], c["method"], c["code"], c["builder"]) for c in doc["calls"]] == [
+        ("pkg/server.py", 4, "invalid", "WA-RES-I-001", "pkg/builder.py::ReplyBuilder")]
+    assert doc["registries"][0]["coverage"]["WA"] == {"S": 0, "I": 1, "D": 0, "E": 0}
+
+
+def test_out_file_and_markdown_sections(tmp_path):
+    root = write_tree(tmp_path / "repo", TREE)
+    out = tmp_path / "reports" / "inventory.md"
+    result = runner.invoke(app, ["scan", str(root), "--format", "md", "--out", str(out)])
+    assert result.exit_code == 0 and result.output == ""
+    text = out.read_text()
+    for heading in ("## Summary", "## Registries", "### Layer × type coverage — Codes", "## Legacy code classification",
+                    "## Builders", "## Handlers", "## Runtime imports of registry modules"):
+        assert heading in text
+    assert "| WA      |   0 |   1 |   0 |   0 |       1 |" in text
+
+
+def test_table_format(tmp_path):
+    root = write_tree(tmp_path / "repo", TREE)
+    result = runner.invoke(app, ["scan", str(root)])
+    assert result.exit_code == 0
+    assert "pkg/codes.py:2" in result.output and "canonical" in result.output
+
+
+def test_errors_are_one_line_with_exit_2(tmp_path):
+    missing = runner.invoke(app, ["scan", str(tmp_path / "nope")])
+    assert missing.exit_code == 2
+    assert missing.output.strip().splitlines() == [f"reply-audit: error: path '{tmp_path / 'nope'}' does not exist"]
+    bad_profile = runner.invoke(app, ["scan", str(tmp_path), "--profile", "nope"])
+    assert bad_profile.exit_code == 2 and "unknown profile 'nope'" in bad_profile.output
+    assert "Traceback" not in bad_profile.output
+    bad_mapping = runner.invoke(app, ["scan", str(tmp_path), "--mapping", str(tmp_path / "m.toml")])
+    assert bad_mapping.exit_code == 2 and "does not exist" in bad_mapping.output
+    (tmp_path / "pyproject.toml").write_text("[tool.reply-audit]\nbogus = 1\n")
+    bad_config = runner.invoke(app, ["scan", str(tmp_path)])
+    assert bad_config.exit_code == 2 and "unknown key 'bogus'" in bad_config.output
+
+
+def test_profile_show_prints_effective_toml(tmp_path):
+    import tomllib
+
+    (tmp_path / "pyproject.toml").write_text('[tool.reply-audit.handlers]\ndecorators = ["server.tool"]\n')
+    result = runner.invoke(app, ["profile", "show", "--path", str(tmp_path)])
+    assert result.exit_code == 0
+    header, _, body = result.output.partition("\n")
+    assert header.startswith("# profile canonical from canonical + ")
+    data = tomllib.loads(body)
+    assert data["handlers"]["decorators"] == ["server.tool"]
+    assert data["layers"]["EN"]["forbidden"] == ["I"]
+    listed = runner.invoke(app, ["profile", "list"])
+    assert listed.exit_code == 0 and listed.output.startswith("canonical\t")

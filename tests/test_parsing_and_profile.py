@@ -1,0 +1,115 @@
+"""Parsing (errors, fallback) and profiles (built-in, layering, validation)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import scan_tree, write_tree
+from reply_audit.errors import UserError
+from reply_audit.parsing import parse_source
+from reply_audit.profile import load_profile, merge
+from reply_audit.scan import facts_for_source
+
+
+# ------------------------------------------------------------------------ parsing
+def test_syntax_error_is_a_problem_with_line():
+    parsed = parse_source(b"x = 1\ndef broken(:\n    pass\n")
+    assert parsed.tree is None and parsed.parser == "none"
+    assert (parsed.problem.line, parsed.problem.message) == (2, "invalid syntax")
+
+
+def test_nul_bytes_and_bad_encoding_are_problems():
+    assert parse_source(b"x = 1\x00\n").problem.message == "file contains NUL bytes"
+    bad = parse_source(b"# -*- coding: utf-8 -*-\nx = '\xff\xfe'\n")
+    assert bad.tree is None and "decode" in bad.problem.message
+
+
+def test_libcst_fallback_keeps_the_statements_this_python_understands(profile):
+    # An invalid \U escape: CPython rejects the module, libcst parses it. The two
+    # good statements still give facts; the bad one is listed with its line.
+    source = (
+        b'NOT_FOUND = "WA-RES-I-001"\n'
+        b'\n'
+        b'BAD = "C:\\Users\\x"\n'
+        b'CRASH = "MCP-SYS-E-001"\n'
+    )
+    facts = facts_for_source(source, "m.py", profile)
+    assert facts.parser == "libcst-fallback"
+    assert [(s.line, s.message.split(":")[0]) for s in facts.skipped] == [
+        (3, "statement skipped, this Python rejects it")]
+    assert [(c.code, c.line) for r in facts.registries for c in r.codes] == [
+        ("WA-RES-I-001", 1), ("MCP-SYS-E-001", 4)]
+
+
+def test_one_unparseable_file_never_stops_a_scan(tmp_path):
+    result = scan_tree(tmp_path, {
+        "good.py": 'A = {"WA-RES-I-001": 1, "WA-RES-S-001": 2}\n',
+        "bad.py": "def f(:\n",
+        "notes.py": "# Title\n\nSome *markdown* saved as .py\n",
+    })
+    inv = result.inventory
+    assert inv.files_scanned == 3
+    assert [(u["path"], u["line"]) for u in inv.unparseable] == [("bad.py", 1), ("notes.py", 3)]
+    assert [r["name"] for r in inv.registries] == ["A"]
+
+
+# ----------------------------------------------------------------------- profiles
+def test_builtin_canonical_encodes_spec_000(profile):
+    assert set(profile.layers) == {"WA", "EN", "CT", "MCP"}
+    assert profile.layers["EN"].forbidden == {"I"} and profile.layers["WA"].forbidden == {"D"}
+    assert "GATE" in profile.areas and "OPEN" not in profile.areas and "CLOSE" not in profile.areas
+    assert profile.builder_methods == {"success": "S", "invalid": "I", "denied": "D", "error": "E"}
+    assert profile.forbidden_methods == {"info": "success", "warn": "success", "fail": "error"}
+    assert profile.obeys_layer_rules("MCP-SYS-S-001")          # 000 wins over 001: MCP may emit S
+    assert not profile.obeys_layer_rules("WA-RES-D-001")
+    assert not profile.obeys_layer_rules("EN-WRITE-I-001")
+    assert not profile.obeys_layer_rules("DB-CONN-S-001")
+
+
+def test_merge_replaces_scalars_merges_tables_and_extends_lists():
+    base = {"a": {"x": 1, "l": [1, 2]}, "b": [1]}
+    assert merge(base, {"a": {"x": 2, "extend-l": [2, 3]}, "b": [9]}) == {"a": {"x": 2, "l": [1, 2, 3]}, "b": [9]}
+    assert base == {"a": {"x": 1, "l": [1, 2]}, "b": [1]}
+
+
+def test_pyproject_table_layers_on_the_profile(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": '''
+        [tool.reply-audit.handlers]
+        extend-decorators = ["server.tool"]
+
+        [tool.reply-audit.layers.DB]
+        allowed = ["S", "E"]
+        forbidden = ["I", "D"]
+    '''})
+    p = load_profile(None, tmp_path)
+    assert p.handler_decorators == ("mcp_safe_tool", "mcp.tool", "server.tool")
+    assert p.obeys_layer_rules("DB-CONN-S-001")
+    assert len(p.sources) == 2
+
+
+def test_profile_file_extends_a_builtin(tmp_path):
+    path = tmp_path / "mine.toml"
+    path.write_text('extends = "canonical"\n[builder]\nreceiver_names = ["replies"]\n')
+    p = load_profile(str(path))
+    assert p.builder_list("receiver_names") == ["replies"]
+    assert set(p.layers) == {"WA", "EN", "CT", "MCP"}
+
+
+@pytest.mark.parametrize("text,message", [
+    ("[builder]\nreciever_names = []\n", "unknown key 'builder.reciever_names'"),
+    ('[codes]\npattern = "("\n', "not a valid regular expression"),
+    ('[codes]\npattern = "^(?P<layer>A)$"\n', "lacks the named group"),
+    ("[layers.WA]\nallowed = ['Q']\n", "unknown type letter"),
+    ("[builder]\nmethods = { ok = 'X' }\n", "is not a type letter"),
+    ("[builder\n", "not valid TOML"),
+])
+def test_bad_profiles_are_user_errors(tmp_path, text, message):
+    path = tmp_path / "p.toml"
+    path.write_text(text)
+    with pytest.raises(UserError, match=message):
+        load_profile(str(path))
+
+
+def test_unknown_profile_name():
+    with pytest.raises(UserError, match="unknown profile 'nope'"):
+        load_profile("nope")
