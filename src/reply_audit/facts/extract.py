@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from ..profile import Profile
@@ -44,16 +45,26 @@ def _iter_block(body: list[ast.stmt]):
     while stack:
         stmt = stack.pop()
         yield stmt
-        if isinstance(stmt, (*FUNCTIONS, ast.ClassDef)):
-            continue
-        nested: list[ast.stmt] = []
-        for name in ("body", "orelse", "finalbody"):
-            nested.extend(getattr(stmt, name, ()) or ())
-        for handler in getattr(stmt, "handlers", ()) or ():
-            nested.extend(handler.body)
-        for case in getattr(stmt, "cases", ()) or ():
-            nested.extend(case.body)
-        stack.extend(reversed(nested))
+        kind = type(stmt)
+        if kind in _LOOPS_AND_IFS:
+            stack.extend(reversed(stmt.orelse))
+            stack.extend(reversed(stmt.body))
+        elif kind in _WITHS:
+            stack.extend(reversed(stmt.body))
+        elif kind in _TRIES:
+            stack.extend(reversed(stmt.finalbody))
+            stack.extend(reversed(stmt.orelse))
+            for handler in reversed(stmt.handlers):
+                stack.extend(reversed(handler.body))
+            stack.extend(reversed(stmt.body))
+        elif kind is ast.Match:
+            for case in reversed(stmt.cases):
+                stack.extend(reversed(case.body))
+
+
+_LOOPS_AND_IFS = frozenset({ast.If, ast.For, ast.AsyncFor, ast.While})
+_WITHS = frozenset({ast.With, ast.AsyncWith})
+_TRIES = frozenset({ast.Try, getattr(ast, "TryStar", ast.Try)})
 
 
 def class_like(name: str | None) -> bool:
@@ -99,10 +110,20 @@ def _except_kind(handler: ast.ExceptHandler) -> str:
 @dataclass
 class _Function:
     qualname: str
-    bindings: dict[str, tuple[str, str, int]]   # var -> (callee, kind, line)
+    body: list[ast.stmt]
+    args: ast.arguments | None
+    extractor: "FactsExtractor"
     handler: HandlerFact | None = None
     value_kinds: dict[str, tuple[str, int | None, list[str]]] = field(default_factory=dict)
     factory_seen: bool = False  # True once known (or ruled out, for methods) as a factory
+    _bindings: dict[str, tuple[str, str, int]] | None = None
+
+    @property
+    def bindings(self) -> dict[str, tuple[str, str, int]]:
+        """var -> (callee, kind, line); computed on first use (most functions build no replies)."""
+        if self._bindings is None:
+            self._bindings = self.extractor._bindings(self.body, self.args)
+        return self._bindings
 
 
 @dataclass
@@ -149,19 +170,38 @@ class FactsExtractor:
     # ------------------------------------------------------------------ entry
     def extract(self, tree: ast.Module, source: bytes, facts: FileFacts) -> FileFacts:
         self.facts = facts
-        self.want_codes = self.profile.code_search_re.search(source) is not None
-        self.want_calls = self._method_probe.search(source) is not None
-        self.want_messages = self._message_probe.search(source) is not None
+        self.hot_lines: list[int] = []
+        self.want_codes = self._probe(self.profile.code_search_re, source)
+        self.want_calls = self._probe(self._method_probe, source)
+        self.want_messages = self._probe(self._message_probe, source)
+        self.hot_lines.sort()
         self.call_ids: dict[int, int] = {}
         self.mapping_by_name: dict[str, MappingFact] = {}
         self.constants: list[tuple[str, ast.stmt, str]] = []
         self.instantiated: set[tuple[str, int]] = set()
-        module = _Function(qualname="", bindings=self._bindings(tree.body, None))
+        module = _Function(qualname="", body=tree.body, args=None, extractor=self)
         self._module = module
         self._block(tree.body, _Ctx())
         self._finish_constants()
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
         return facts
+
+    def _probe(self, pattern: re.Pattern[bytes], source: bytes) -> bool:
+        """Note the lines where PATTERN matches; expressions elsewhere need no walk."""
+        line, last, found = 1, 0, False
+        for match in pattern.finditer(source):
+            line += source.count(b"\n", last, match.start())
+            last = match.start()
+            self.hot_lines.append(line)
+            found = True
+        return found
+
+    def _is_hot(self, node: ast.AST) -> bool:
+        start = getattr(node, "lineno", None)
+        if start is None:
+            return True
+        i = bisect_left(self.hot_lines, start)
+        return i < len(self.hot_lines) and self.hot_lines[i] <= (node.end_lineno or start)
 
     # --------------------------------------------------------------- bindings
     def _bindings(self, body: list[ast.stmt], args: ast.arguments | None) -> dict[str, tuple[str, str, int]]:
@@ -323,7 +363,7 @@ class FactsExtractor:
         returns = None if is_method else _annotation_class(node.returns)
         if returns:
             self.facts.factories.append(FactoryFact(name=node.name, line=node.lineno, returns=returns))
-        scope = _Function(qualname=qualname, bindings=self._bindings(node.body, node.args), handler=handler,
+        scope = _Function(qualname=qualname, body=node.body, args=node.args, extractor=self, handler=handler,
                           factory_seen=bool(returns) or is_method)
         # The class stays visible inside its methods and their closures (for `self.X` receivers).
         self._block(node.body, _Ctx((*ctx.functions, scope), ctx.cls, None, ctx.type_checking, qualname))
@@ -448,7 +488,7 @@ class FactsExtractor:
 
     # ------------------------------------------------------------ expressions
     def _expr(self, node: ast.AST, ctx: _Ctx, returned: set[int] | None = None) -> None:
-        if not (self.want_codes or self.want_calls or self.want_messages):
+        if not self._is_hot(node):
             return
         fn = ctx.function
         function = fn.qualname if fn else None
