@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from conftest import write_tree
+from support import write_tree
 from reply_audit import __version__
 from reply_audit.cli import app
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import EXAMPLE, REPO
+from support import EXAMPLE, REPO
 from reply_audit.profile import load_profile
 from reply_audit.report.json_report import build_document
 from reply_audit.scan import scan

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import facts_of
+from support import facts_of
 
 
 def _codes(reg):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import scan_tree, write_tree
+from support import scan_tree, write_tree
 from reply_audit.errors import UserError
 from reply_audit.profile import load_profile
 from reply_audit.scan import scan

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import scan_tree, write_tree
+from support import scan_tree, write_tree
 from reply_audit.errors import UserError
 from reply_audit.parsing import parse_source
 from reply_audit.profile import load_profile, merge
