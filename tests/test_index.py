@@ -188,3 +188,16 @@ def test_explicit_roles_from_profile(tmp_path):
     inv = scan_tree(tmp_path, files).inventory
     assert [(r["name"], r["role"]) for r in inv.registries] == [("A", "legacy"), ("B", "canonical")]
     assert [c["class"] for c in inv.legacy_codes] == ["unmapped", "unmapped"]
+
+
+def test_receiver_names_survive_unhelpful_annotations(tmp_path):
+    inv = scan_tree(tmp_path, {"m.py": '''
+        from typing import Any
+
+        def enforce(rb: Any, mode: str):
+            return rb.denied("EN-GATE-D-001", {})
+
+        def other(log: Logger):
+            log.error("WA-RES-E-001")
+    '''}).inventory
+    assert [(c["line"], c["receiver"], c["builder"], c["method"]) for c in inv.calls] == [(5, "rb", None, "denied")]

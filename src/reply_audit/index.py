@@ -98,6 +98,7 @@ def _role_matches(path: str, name: str, patterns: list[str]) -> bool:
 class IndexBuilder:
     def __init__(self, profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact]) -> None:
         self.profile = profile
+        self.receiver_names = frozenset(profile.builder_list("receiver_names"))
         self.files = sorted(files, key=lambda f: f.path)
         self.mapping_files = mapping_files
         self.modules = ModuleMap([f.path for f in self.files])
@@ -289,7 +290,8 @@ class IndexBuilder:
             kept: dict[int, bool] = {}
             for i, call in enumerate(f.calls):
                 found = self.resolve_builder(call.binding, f.path) if call.binding else None
-                if found is None and call.binding_kind != "name":
+                named = call.binding_kind == "name" or call.receiver.rsplit(".", 1)[-1] in self.receiver_names
+                if found is None and not named:
                     kept[i] = False
                     continue
                 kept[i] = True

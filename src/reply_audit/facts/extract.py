@@ -34,6 +34,7 @@ from .model import (
 from .registries import RegistryReader, dotted_name, last_name, str_value
 
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
+_NOT_CLASSES = frozenset({"Optional", "Union", "None", "Any", "Callable", "Type", "ClassVar", "Final", "Annotated"})
 TEXT_TESTS = frozenset({"startswith", "endswith", "find", "index", "count", "__contains__"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
@@ -95,7 +96,7 @@ def _annotation_class(node: ast.AST | None) -> str | None:
             return None
     for sub in ast.walk(node):
         name = last_name(sub)
-        if class_like(name) and name not in {"Optional", "Union", "None"}:
+        if class_like(name) and name not in _NOT_CLASSES:
             return name
     return None
 
