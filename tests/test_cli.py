@@ -106,3 +106,16 @@ def test_profile_show_prints_effective_toml(tmp_path):
     assert data["layers"]["EN"]["forbidden"] == ["I"]
     listed = runner.invoke(app, ["profile", "list"])
     assert listed.exit_code == 0 and listed.output.startswith("canonical\t")
+
+
+def test_json_scan_does_not_import_pandas(tmp_path):
+    import subprocess
+    import sys
+
+    root = write_tree(tmp_path / "repo", TREE)
+    code = ("import sys; from reply_audit.cli import app; "
+            f"sys.argv = ['reply-audit', 'scan', {str(root)!r}, '--format', 'json', '--out', {str(tmp_path / 'o.json')!r}]\n"
+            "try:\n    app()\nexcept SystemExit:\n    pass\n"
+            "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -357,3 +357,19 @@ def test_message_branching(profile):
     ''', profile)
     assert [(m.line, m.kind, m.text) for m in f.message_uses] == [
         (3, "compare", "reply.message"), (5, "contains", "reply.message"), (7, "method", "reply.message.startswith()")]
+
+
+def test_facts_are_plain_data_that_round_trip(profile):
+    import json
+
+    from reply_audit.facts.model import FileFacts
+
+    f = facts_of(BUILDER + '''
+        LEGACY_TO_CANONICAL = {"A-B-S-001": "WA-RES-S-001", "A-B-E-001": None}
+
+        @mcp_safe_tool
+        def tool(rb: ReplyBuilder):
+            return rb.success("WA-RES-S-001", {})
+    ''', profile)
+    data = json.loads(json.dumps(f.to_dict()))
+    assert FileFacts.from_dict(data) == f
