@@ -54,7 +54,11 @@ def test_json_is_deterministic_and_versioned(tmp_path):
                 "handlers", "findings"):
         assert key in doc
     assert doc["schema"] == "reply-audit/1"
-    assert doc["findings"] == []
+    assert [(f["rule"], f["path"], f["line"]) for f in doc["findings"]] == [
+        ("RA501", ".pre-commit-config.yaml", 0),
+        ("RA205", "pkg/builder.py", 2),
+        ("RA206", "pkg/builder.py", 2),
+    ]
     assert [(c["path"], c["line"], c["method"], c["code"], c["builder"]) for c in doc["calls"]] == [
         ("pkg/server.py", 4, "invalid", "WA-RES-I-001", "pkg/builder.py::ReplyBuilder")]
     assert doc["registries"][0]["coverage"]["WA"] == {"S": 0, "I": 1, "D": 0, "E": 0}
@@ -66,9 +70,11 @@ def test_out_file_and_markdown_sections(tmp_path):
     result = runner.invoke(app, ["scan", str(root), "--format", "md", "--out", str(out)])
     assert result.exit_code == 0 and result.output == ""
     text = out.read_text()
-    for heading in ("## Summary", "## Registries", "### Layer × type coverage — Codes", "## Legacy code classification",
-                    "## Builders", "## Handlers", "## Runtime imports of registry modules"):
-        assert heading in text
+    for heading in ("## 1. Wire shape", "## 2. Registries", "### Layer × type coverage — Codes (canonical)",
+                    "### Migration gaps", "### Runtime import status", "## 3. Behavioural invariants",
+                    "### 3.1 Exception handlers", "### 3.2 Return discipline", "## 4. Builder enforcement",
+                    "## 5. Findings summary", "## 6. Compliance scorecard", "## 7. Execution plan"):
+        assert heading in text, heading
     assert "| WA      |   0 |   1 |   0 |   0 |       1 |" in text
 
 

@@ -30,9 +30,26 @@ app.add_typer(profile_app, name="profile")
 
 
 class ScanFormat(str, Enum):
+    table = "table"
     json = "json"
     md = "md"
-    table = "table"
+    sarif = "sarif"
+    github = "github"
+    csv = "csv"
+
+
+class FailOn(str, Enum):
+    critical = "critical"
+    high = "high"
+    medium = "medium"
+    low = "low"
+    none = "none"
+
+
+def _split(values: list[str] | None) -> list[str] | None:
+    if not values:
+        return None
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
 
 def _version(value: bool) -> None:
@@ -75,8 +92,21 @@ def scan(
                           "[tool.reply-audit] or 'canonical').")] = None,
     mapping: Annotated[Optional[list[Path]], typer.Option(
         "--mapping", help="Extra legacy→canonical mapping file (.toml or .csv); repeatable.")] = None,
+    select: Annotated[Optional[list[str]], typer.Option(
+        "--select", help="Rules to run: ids or prefixes (RA1, RA303), comma-separated or repeated.")] = None,
+    ignore: Annotated[Optional[list[str]], typer.Option("--ignore", help="Rules not to run.")] = None,
+    fail_on: Annotated[Optional[FailOn], typer.Option(
+        "--fail-on", help="Exit 1 when a finding at or above this severity remains [default: the profile's, "
+                          "high].")] = None,
+    baseline: Annotated[Optional[Path], typer.Option(
+        "--baseline", help="Report only findings not recorded in this baseline file.")] = None,
+    write_baseline: Annotated[Optional[Path], typer.Option(
+        "--write-baseline", help="Record the current findings as a baseline file and exit 0.")] = None,
+    show_suppressed: Annotated[bool, typer.Option(
+        "--show-suppressed", help="List the findings silenced by `# reply-audit: ignore[...]` comments.")] = False,
 ) -> None:
-    """Inventory registries, mappings, builders, calls and handlers of PATH."""
+    """Audit PATH: inventory, rule findings and the compliance scorecard."""
+    from .engine import FAIL_LEVELS, baseline_text, evaluate, exit_code, load_baseline
     from .profile import load_profile
     from .scan import scan as run_scan
 
@@ -85,23 +115,73 @@ def scan(
             raise UserError(f"path {str(path)!r} does not exist")
         root_dir = path if path.is_dir() else path.parent
         effective = load_profile(profile, root_dir)
+        known = load_baseline(baseline) if baseline else None
         result = run_scan(path, effective, list(mapping or []), display_root=path.as_posix())
-        if format is ScanFormat.json:
-            from .report.json_report import render_json
-
-            text = render_json(result)
-        elif format is ScanFormat.md:
-            from .report.markdown import render_markdown
-
-            text = render_markdown(result)
-        else:
-            from .report.table import render_table
-
-            text = render_table(result)
+        evaluation = evaluate(result, _split(select), _split(ignore), known)
+        if write_baseline is not None:
+            write_output(baseline_text(evaluation.findings), write_baseline)
+            typer.echo(f"reply-audit: wrote {len(evaluation.findings)} findings to {write_baseline}", err=True)
+            raise typer.Exit(0)
+        text = render(format, result, evaluation, show_suppressed)
         write_output(text, out)
+        level = fail_on.value if fail_on else str(effective.section("rules").get("fail_on", "high"))
+        if level not in FAIL_LEVELS:
+            raise UserError(f"[rules] fail_on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
+    raise typer.Exit(exit_code(evaluation, level))
+
+
+def render(format: ScanFormat, result, evaluation, show_suppressed: bool = False) -> str:
+    if format is ScanFormat.json:
+        from .report.json_report import render_json
+
+        return render_json(result, evaluation)
+    if format is ScanFormat.md:
+        from .report.markdown import render_markdown
+
+        return render_markdown(result, evaluation, show_suppressed)
+    if format is ScanFormat.sarif:
+        from .report.sarif import render_sarif
+
+        return render_sarif(result, evaluation)
+    if format is ScanFormat.github:
+        from .report.annotations import render_github
+
+        return render_github(result, evaluation)
+    if format is ScanFormat.csv:
+        from .report.annotations import render_csv
+
+        return render_csv(result, evaluation)
+    from .report.table import render_table
+
+    return render_table(result, evaluation, show_suppressed)
+
+
+@app.command()
+def rules(
+    rule_id: Annotated[Optional[str], typer.Argument(help="A rule id (RA101) to explain.")] = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="text or md (the docs/rules.md page).")] = "text",
+) -> None:
+    """List the rules, or explain one."""
+    from .rules import all_rules, get_rule
+    from .report.rules_doc import explain, rules_markdown, rules_table
+
+    if rule_id:
+        rule = get_rule(rule_id)
+        if rule is None:
+            typer.echo(f"reply-audit: error: unknown rule {rule_id!r}; `reply-audit rules` lists them", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        typer.echo(explain(rule), nl=False)
+        return
+    if format == "md":
+        typer.echo(rules_markdown(all_rules()), nl=False)
+    elif format == "text":
+        typer.echo(rules_table(all_rules()), nl=False)
+    else:
+        typer.echo(f"reply-audit: error: --format {format!r}: use text or md", err=True)
+        raise typer.Exit(EXIT_USAGE)
 
 
 @profile_app.command("show")

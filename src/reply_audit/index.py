@@ -82,8 +82,10 @@ class Inventory:
     code_literals: list[dict[str, Any]] = field(default_factory=list)
     registry_imports: list[dict[str, Any]] = field(default_factory=list)
     message_branches: list[dict[str, Any]] = field(default_factory=list)
+    envelopes: list[dict[str, Any]] = field(default_factory=list)
     # not serialized: joined objects for rules and reports
     canonical_codes: set[str] = field(default_factory=set)
+    test_files: set[str] = field(default_factory=set)
     legacy_code_set: set[str] = field(default_factory=set)
 
 
@@ -169,7 +171,7 @@ class IndexBuilder:
         from .classify import classify_legacy, classify_mapping_entry
 
         self._collect()
-        inv = Inventory(files_scanned=len(self.files))
+        inv = Inventory(files_scanned=len(self.files), test_files={f.path for f in self.files if f.is_test})
         code_mappings = [(f.path, m) for f in self.files for m in f.mappings]
         all_mappings = [m for _, m in code_mappings] + list(self.mapping_files)
 
@@ -253,6 +255,7 @@ class IndexBuilder:
                     })
 
         self._builders_and_calls(inv)
+        self._envelopes(inv)
         self._imports(inv, regs, roles)
         for f in self.files:
             if f.problem is not None:
@@ -303,6 +306,7 @@ class IndexBuilder:
                     "receiver": call.receiver, "method": call.method, "code": code,
                     "code_ref": call.code_ref, "returned": call.returned, "in_except": call.in_except,
                     "except_kind": call.except_kind, "function": call.function, "in_builder": call.in_builder,
+                    "guards": list(call.guards), "message": call.message,
                 })
             for h in f.handlers:
                 counts: dict[str, int] = defaultdict(int)
@@ -332,6 +336,29 @@ class IndexBuilder:
                     "instantiated_at": [{"path": p, "line": n} for p, n in sorted(instantiated.get(ident, ()))],
                     "calls": sum(1 for c in inv.calls if c["builder"] == ident),
                 })
+
+    def _envelopes(self, inv: Inventory) -> None:
+        """The wire shape of each Reply class: its serializer's keys, nested serializers flattened (a.b)."""
+        by_class: dict[str, tuple[str, Any]] = {}
+        for f in self.files:
+            for env in f.envelopes:
+                by_class.setdefault(env.cls, (f.path, env))
+
+        def flatten(cls: str, prefix: str, depth: int) -> list[str]:
+            path, env = by_class[cls]
+            out = []
+            for key in env.keys:
+                out.append(prefix + key)
+                inner = env.nested.get(key)
+                if inner and inner in by_class and depth < 3:
+                    out.extend(flatten(inner, f"{prefix}{key}.", depth + 1))
+            return out
+
+        for name in self.profile.builder_list("reply_classes"):
+            if name in by_class:
+                path, env = by_class[name]
+                inv.envelopes.append({"path": path, "line": env.line, "class": name, "method": env.method,
+                                      "fields": flatten(name, "", 0)})
 
     def _imports(self, inv: Inventory, regs: list[tuple[str, RegistryFact, bool]], roles: list[str]) -> None:
         role_of_file: dict[str, set[str]] = defaultdict(set)

@@ -33,7 +33,7 @@ PYPROJECT_TABLE = ("tool", "reply-audit")
 # Tables whose keys are data chosen by the profile author (a new layer, a new
 # area, a new builder method), not settings of the tool: any key is accepted.
 OPEN_TABLES = frozenset({
-    "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods",
+    "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods", "rules.severity",
 })
 # Keys of [tool.reply-audit] that are not profile keys.
 META_KEYS = frozenset({"profile", "extends"})

@@ -8,6 +8,9 @@ or parsed becomes an `unparseable` entry with a line and a reason.
 
 from __future__ import annotations
 
+import io
+import re
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,10 +31,60 @@ class ScanResult:
     files: list[FileFacts]
     inventory: Inventory
     mapping_files: list[str] = field(default_factory=list)
+    tooling: dict[str, object] = field(default_factory=dict)
+
+
+SUPPRESSION = re.compile(r"#\s*reply-audit:\s*ignore(?:\[([A-Za-z0-9_, ]*)\])?")
+PRECOMMIT_FILES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
+
+
+def suppressions_of(source: bytes) -> dict[str, list[str]]:
+    """`# reply-audit: ignore[RA101, RA303]` on a line (or alone on the line above it)."""
+    if b"reply-audit:" not in source:
+        return {}
+    out: dict[str, list[str]] = {}
+    try:
+        tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError):
+        return {}
+    code_lines = {t.start[0] for t in tokens if t.type not in (
+        tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)}
+    for tok in tokens:
+        if tok.type != tokenize.COMMENT:
+            continue
+        match = SUPPRESSION.search(tok.string)
+        if not match:
+            continue
+        ids = sorted({i.strip().upper() for i in (match.group(1) or "").split(",") if i.strip()})
+        line = tok.start[0]
+        targets = [line] if line in code_lines else [line, line + 1]
+        for target in targets:
+            out.setdefault(str(target), ids)
+    return out
+
+
+def tooling_facts(root: Path, profile: Profile) -> dict[str, object]:
+    """Repository-level facts: is a reply-code guard wired into pre-commit?"""
+    patterns = [p.lower() for p in profile.section("tooling").get("guard_patterns", [])]
+    for name in PRECOMMIT_FILES:
+        path = root / name
+        if path.is_file():
+            try:
+                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            hooks = [
+                {"line": n, "text": line.strip()}
+                for n, line in enumerate(lines, start=1)
+                if re.match(r"\s*-?\s*(id|name|entry)\s*:", line) and any(p in line.lower() for p in patterns)
+            ]
+            return {"precommit_config": name, "guard_hooks": hooks}
+    return {"precommit_config": None, "guard_hooks": []}
 
 
 def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
     facts = FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")))
+    facts.suppressions = suppressions_of(source)
     parsed = parse_source(source, rel)
     facts.parser = parsed.parser
     facts.skipped = parsed.skipped
@@ -42,9 +95,8 @@ def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: Facts
     try:
         return extractor.extract(parsed.tree, source, facts)
     except RecursionError:
-        empty = FileFacts(path=rel, is_test=facts.is_test, parser="none",
-                          problem=ParseProblem(1, 0, "nested too deeply to analyse"))
-        return empty
+        return FileFacts(path=rel, is_test=facts.is_test, parser="none",
+                         problem=ParseProblem(1, 0, "nested too deeply to analyse"))
 
 
 def facts_for_file(root: Path, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
@@ -79,4 +131,4 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
         inventory.unparseable.append({"path": rel, "line": 1, "col": 0, "message": reason})
     inventory.unparseable.sort(key=lambda u: (u["path"], u["line"]))
     return ScanResult(root=found.root, display_root=display_root or str(root), profile=profile, files=files,
-                      inventory=inventory, mapping_files=mapping_names)
+                      inventory=inventory, mapping_files=mapping_names, tooling=tooling_facts(found.root, profile))

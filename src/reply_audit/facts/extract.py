@@ -22,6 +22,7 @@ from .builders import BuilderReader
 from .model import (
     CallFact,
     CodeLiteral,
+    EnvelopeFact,
     FactoryFact,
     FileFacts,
     HandlerFact,
@@ -101,6 +102,16 @@ def _annotation_class(node: ast.AST | None) -> str | None:
     return None
 
 
+GUARD_DEPTH = 4
+
+
+def _guard_text(test: ast.expr, negated: bool) -> str:
+    text = ast.unparse(test)
+    if len(text) > 120:
+        text = text[:117] + "..."
+    return f"not ({text})" if negated else text
+
+
 def _except_kind(handler: ast.ExceptHandler) -> str:
     if handler.type is None:
         return "bare"
@@ -142,6 +153,13 @@ class _Ctx:
     except_kind: str | None = None
     type_checking: bool = False
     prefix: str = ""            # qualname of the innermost enclosing def or class
+    guards: tuple[tuple[ast.expr, bool], ...] = ()  # enclosing if-tests (negated for else branches)
+
+    def but(self, **changes) -> "_Ctx":
+        values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
+                                                         "prefix", "guards")}
+        values.update(changes)
+        return _Ctx(**values)
 
     @property
     def function(self) -> _Function | None:
@@ -161,6 +179,7 @@ class FactsExtractor:
         self.code_keyword = profile.builder_value("code_keyword", "code")
         self.code_position = int(profile.builder_value("code_position", 0))
         self.decorators = profile.handler_decorators
+        self.serializers = frozenset(profile.section("envelope").get("serializers", []))
         self.message_attrs = profile.message_attributes
         method_alt = "|".join(sorted(re.escape(m) for m in self.methods)) or "(?!)"
         self._method_probe = re.compile(rb"\.(?:" + method_alt.encode() + rb")\s*\(")
@@ -301,16 +320,15 @@ class FactsExtractor:
         elif isinstance(stmt, ast.If):
             self._expr(stmt.test, ctx)
             guarded = dotted_name(stmt.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
-            inner = _Ctx(ctx.functions, ctx.cls, ctx.except_kind, ctx.type_checking or guarded, ctx.prefix)
-            self._block(stmt.body, inner)
-            self._block(stmt.orelse, ctx)
+            self._block(stmt.body, ctx.but(type_checking=ctx.type_checking or guarded,
+                                           guards=(*ctx.guards, (stmt.test, False))))
+            self._block(stmt.orelse, ctx.but(guards=(*ctx.guards, (stmt.test, True))))
         elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             self._block(stmt.body, ctx)
             for handler in stmt.handlers:
                 if handler.type is not None:
                     self._expr(handler.type, ctx)
-                inner = _Ctx(ctx.functions, ctx.cls, _except_kind(handler), ctx.type_checking, ctx.prefix)
-                self._block(handler.body, inner)
+                self._block(handler.body, ctx.but(except_kind=_except_kind(handler)))
             self._block(stmt.orelse, ctx)
             self._block(stmt.finalbody, ctx)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -382,6 +400,7 @@ class FactsExtractor:
             self.facts.registries.append(registry)
         info = _Class(name=node.name, qualname=qualname, self_bindings=self._self_bindings(node),
                       is_builder=builder is not None)
+        self._envelope(node)
         inner = _Ctx(ctx.functions, info, None, ctx.type_checking, qualname)
         for stmt in node.body:
             if id(stmt) not in used:
@@ -454,8 +473,8 @@ class FactsExtractor:
         value = stmt.value
         returned: set[int] = set()
         if value is not None:
-            for candidate in (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,):
-                returned.add(id(candidate))
+            # every call in the returned expression is returned: `return replace(rb.error(...), ...)` too
+            returned = {id(sub) for sub in ast.walk(value) if isinstance(sub, ast.Call)}
             self._expr(value, ctx, returned)
         fn = ctx.function
         if fn is None:
@@ -528,6 +547,7 @@ class FactsExtractor:
         for kw in node.keywords:
             if kw.arg == self.code_keyword:
                 arg = kw.value
+        message = next((str_value(kw.value) for kw in node.keywords if kw.arg in self.message_attrs), None)
         if arg is None and len(node.args) > self.code_position:
             arg = node.args[self.code_position]
         if arg is not None:
@@ -545,7 +565,65 @@ class FactsExtractor:
             in_except=ctx.except_kind is not None, except_kind=ctx.except_kind,
             function=fn.qualname if fn else function,
             in_builder=bool(ctx.cls and ctx.cls.is_builder),
+            guards=[_guard_text(test, negated) for test, negated in ctx.guards[-GUARD_DEPTH:]],
+            message=message,
         ))
+
+    # -------------------------------------------------------------- envelope
+    def _envelope(self, node: ast.ClassDef) -> None:
+        """Keys that serializer methods (`to_dict()` ...) of this class return."""
+        fields = {}
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                fields[stmt.target.id] = _annotation_class(stmt.annotation) or ""
+        for stmt in node.body:
+            if not isinstance(stmt, FUNCTIONS) or stmt.name not in self.serializers:
+                continue
+            keys: list[str] = []
+            nested: dict[str, str] = {}
+            built: dict[str, ast.Dict] = {}
+            for sub in _iter_block(stmt.body):
+                if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+                    target = sub.targets[0]
+                    if isinstance(target, ast.Name) and isinstance(sub.value, ast.Dict):
+                        built[target.id] = sub.value
+                        self._dict_keys(sub.value, fields, keys, nested)
+                    elif isinstance(target, ast.Subscript) and dotted_name(target.value) in built:
+                        key = str_value(target.slice)
+                        if key is not None and key not in keys:
+                            keys.append(key)
+                            self._nested(key, sub.value, fields, nested)
+                elif isinstance(sub, ast.Return) and sub.value is not None:
+                    value = sub.value
+                    if isinstance(value, ast.Dict):
+                        self._dict_keys(value, fields, keys, nested)
+                    elif isinstance(value, ast.Call) and last_name(value.func) == "asdict":
+                        keys.extend(k for k in fields if k not in keys)
+            if keys:
+                self.facts.envelopes.append(EnvelopeFact(cls=node.name, method=stmt.name, line=stmt.lineno,
+                                                         keys=keys, nested=nested, fields=fields))
+
+    def _dict_keys(self, node: ast.Dict, fields: dict[str, str], keys: list[str], nested: dict[str, str],
+                   prefix: str = "") -> None:
+        for k, v in zip(node.keys, node.values):
+            key = str_value(k) if k is not None else None
+            if key is not None and prefix + key not in keys:
+                keys.append(prefix + key)
+                if isinstance(v, ast.Dict) and prefix.count(".") < 2:
+                    self._dict_keys(v, fields, keys, nested, f"{prefix}{key}.")
+                else:
+                    self._nested(prefix + key, v, fields, nested)
+
+    @staticmethod
+    def _nested(key: str, value: ast.expr, fields: dict[str, str], nested: dict[str, str]) -> None:
+        """`self.meta.to_dict()` (possibly `... if self.meta else None`) fills KEY from the meta class."""
+        for sub in ast.walk(value):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+                owner = sub.func.value
+                if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) \
+                        and owner.value.id == "self" and fields.get(owner.attr):
+                    nested[key] = fields[owner.attr]
+                    return
 
     # ------------------------------------------------------------- constants
     def _finish_constants(self) -> None:

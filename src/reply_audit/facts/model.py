@@ -93,6 +93,8 @@ class CallFact:
     except_kind: str | None    # bare | broad | narrow
     function: str | None       # enclosing function qualname
     in_builder: bool           # enclosing class is itself a builder
+    guards: list[str] = field(default_factory=list)  # tests of the enclosing ifs, outermost first (shortened)
+    message: str | None = None  # a literal `message=` argument
 
 
 @dataclass(slots=True)
@@ -145,6 +147,18 @@ class MessageUse:
 
 
 @dataclass(slots=True)
+class EnvelopeFact:
+    """What a serializer method (`to_dict()` ...) of a class returns."""
+
+    cls: str
+    method: str
+    line: int
+    keys: list[str] = field(default_factory=list)          # top-level keys of the returned dict
+    nested: dict[str, str] = field(default_factory=dict)   # key -> class whose serializer fills it
+    fields: dict[str, str] = field(default_factory=dict)   # annotated class attributes: name -> class
+
+
+@dataclass(slots=True)
 class ParseProblem:
     line: int
     col: int
@@ -168,6 +182,8 @@ class FileFacts:
     code_literals: list[CodeLiteral] = field(default_factory=list)
     imports: list[ImportFact] = field(default_factory=list)
     message_uses: list[MessageUse] = field(default_factory=list)
+    envelopes: list[EnvelopeFact] = field(default_factory=list)
+    suppressions: dict[str, list[str]] = field(default_factory=dict)  # "line" -> rule ids ([] = all)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

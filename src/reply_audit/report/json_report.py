@@ -7,9 +7,11 @@ sorted, and nothing depends on the machine, the clock or the absolute path.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 
 from .. import __version__
+from ..rules.base import SEVERITIES
 from ..scan import ScanResult
 from .summary import coverage, summarize
 
@@ -21,7 +23,8 @@ def _sorted(items: list[dict[str, Any]], *keys: str) -> list[dict[str, Any]]:
                                              else (d.get(k) is None, str(d.get(k) or "")) for k in keys))
 
 
-def build_document(result: ScanResult) -> dict[str, Any]:
+def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
+    """The report; with an `engine.Evaluation`, its findings too (else `findings` is empty)."""
     inv = result.inventory
     profile = result.profile
     layers = list(profile.layers)
@@ -32,6 +35,16 @@ def build_document(result: ScanResult) -> dict[str, Any]:
         reg["codes"] = sorted(reg["codes"], key=lambda c: (c["line"], c["code"]))
         reg["coverage"] = coverage(reg, layers, letters)
         registries.append(reg)
+    findings = [f.to_dict() for f in evaluation.findings] if evaluation else []
+    suppressed = [f.to_dict() for f in evaluation.suppressed] if evaluation else []
+    summary = summarize(inv)
+    summary["findings"] = {
+        "total": len(findings),
+        "by_severity": {s: sum(1 for f in findings if f["severity"] == s) for s in SEVERITIES},
+        "by_rule": dict(sorted(Counter(f["rule"] for f in findings).items())),
+        "suppressed": len(suppressed),
+        "baselined": evaluation.baselined if evaluation else 0,
+    }
     return {
         "schema": SCHEMA,
         "tool": {"name": "reply-audit", "version": __version__},
@@ -42,7 +55,7 @@ def build_document(result: ScanResult) -> dict[str, Any]:
             "unparseable": _sorted(inv.unparseable, "path", "line"),
             "fallback": _sorted(inv.fallback, "path"),
         },
-        "summary": summarize(inv),
+        "summary": summary,
         "registries": registries,
         "duplicates": _sorted(inv.duplicates, "registry", "code"),
         "shared_codes": _sorted(inv.shared_codes, "code"),
@@ -59,9 +72,13 @@ def build_document(result: ScanResult) -> dict[str, Any]:
         "code_literals": _sorted(inv.code_literals, "path", "line", "col"),
         "registry_imports": _sorted(inv.registry_imports, "path", "line", "registry_path"),
         "message_branches": _sorted(inv.message_branches, "path", "line", "col"),
-        "findings": [],
+        "envelopes": _sorted(inv.envelopes, "path", "line", "class"),
+        "tooling": result.tooling,
+        "rules": [r.id for r in evaluation.rules] if evaluation else [],
+        "findings": findings,
+        "suppressed": suppressed,
     }
 
 
-def render_json(result: ScanResult) -> str:
-    return json.dumps(build_document(result), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+def render_json(result: ScanResult, evaluation=None) -> str:
+    return json.dumps(build_document(result, evaluation), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,20 +1,27 @@
-"""The Markdown inventory report (tables by tabulate, the coverage matrix by pandas).
+"""The Markdown audit: the hand audit's sections, every number computed.
 
-Sections follow the hand audit's inventory parts: registries and their code
-counts, layer × type coverage, duplicates, mapping tables, legacy
-classification and migration gaps, builders, builder calls, handlers, runtime
-imports of the registries, branching on message text, and files that could not
-be parsed. pandas is imported only here, when a Markdown report is asked for.
+Sections: wire shape, registries (counts, layers, coverage, duplicates,
+migration gaps, runtime imports), behavioural invariants (excepts, return
+discipline, empty results, forbidden and undefined methods, raw dicts,
+message branching), builder enforcement, findings summary, compliance
+scorecard, execution plan, and the inventory details. Tables by tabulate;
+the coverage matrix by pandas, imported only here.
 """
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from typing import Any
 
 from tabulate import tabulate
 
 from ..classify import CLASSES
+from ..rules.ra401_envelope_field_missing import envelope_diff
+from ..rules.base import RuleContext
 from .json_report import build_document
+from .scorecard import execution_plan, requirements
+
+MAX_LOCATIONS = 5
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
@@ -25,6 +32,11 @@ def _table(rows: list[list[Any]], headers: list[str]) -> str:
 
 def _loc(path: str, line: int | None) -> str:
     return f"`{path}:{line}`" if line else f"`{path}`"
+
+
+def _locs(items: list[tuple[str, int]]) -> str:
+    shown = ", ".join(_loc(p, l) for p, l in items[:MAX_LOCATIONS])
+    return shown + (f" +{len(items) - MAX_LOCATIONS} more" if len(items) > MAX_LOCATIONS else "")
 
 
 def _coverage_frame(registry: dict[str, Any], layers: list[str], letters: list[str]) -> str:
@@ -44,115 +56,180 @@ def _coverage_frame(registry: dict[str, Any], layers: list[str], letters: list[s
     return _table(rows, ["Layer", *cols, "Total"])
 
 
-def render_markdown(result) -> str:
-    doc = build_document(result)
+def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> str:
+    from ..engine import evaluate
+
+    evaluation = evaluation or evaluate(result)
+    doc = build_document(result, evaluation)
     s = doc["summary"]
     profile = result.profile
-    layers = list(profile.layers)
-    letters = list(profile.type_letters)
+    ctx = RuleContext(result.inventory, profile, result.tooling)
+    layers, letters = list(profile.layers), list(profile.type_letters)
+    by_rule: dict[str, list] = defaultdict(list)
+    for f in evaluation.findings:
+        by_rule[f.rule].append(f)
+    calls = ctx.non_test_calls()
     out: list[str] = []
     add = out.append
-    add(f"# Reply system inventory — `{doc['root']}`\n")
-    add(f"Profile **{doc['profile']['name']}** ({', '.join(doc['profile']['sources'])}); "
+
+    add(f"# Reply system audit — `{doc['root']}`\n")
+    add(f"Profile **{doc['profile']['name']}** ({', '.join(doc['profile']['sources'])}). "
         f"{s['files']['scanned']} Python files scanned, {s['files']['unparseable']} unparseable"
-        f"{', ' + str(s['files']['fallback']) + ' parsed by the libcst fallback' if s['files']['fallback'] else ''}.\n")
+        f"{', ' + str(s['files']['fallback']) + ' parsed by the libcst fallback' if s['files']['fallback'] else ''}. "
+        f"{s['findings']['total']} findings: " + ", ".join(f"{n} {sev}" for sev, n in
+                                                          s["findings"]["by_severity"].items()) +
+        (f"; {s['findings']['suppressed']} suppressed" if s["findings"]["suppressed"] else "") +
+        (f"; {s['findings']['baselined']} in the baseline" if s["findings"]["baselined"] else "") + ".\n")
 
-    add("## Summary\n")
-    add(_table([
-        ["Registries (canonical / legacy / test)",
-         f"{s['registries']['total']} ({s['registries']['by_role'].get('canonical', 0)} / "
-         f"{s['registries']['by_role'].get('legacy', 0)} / {s['registries']['by_role'].get('test', 0)})"],
-        ["Distinct canonical codes", s["registries"]["canonical_codes"]],
-        ["Distinct legacy codes", s["registries"]["legacy_codes"]],
-        ["Codes defined twice in one registry", s["registries"]["duplicates"]],
-        ["Codes defined in more than one registry", s["registries"]["shared_codes"]],
-        ["Mapping tables / entries", f"{s['mappings']['tables']} / {s['mappings']['entries']}"],
-        ["Builders", s["builders"]["total"]],
-        ["Builder calls (outside builders)", s["calls"]["total"]],
-        ["Handlers", s["handlers"]["total"]],
-        ["Code literals outside registries", s["code_literals"]],
-        ["Runtime imports of registry modules", s["registry_imports"]["runtime"]],
-        ["Branches on message text", s["message_branches"]],
-    ], ["What", "Count"]))
+    # 1 -------------------------------------------------------------- wire shape
+    add("## 1. Wire shape\n")
+    if not doc["envelopes"]:
+        add("_No serializer (`" + "`, `".join(profile.section("envelope").get("serializers", [])) +
+            "`) of a Reply class was found._\n")
+    for env in doc["envelopes"]:
+        add(f"From `{env['class']}.{env['method']}()` at {_loc(env['path'], env['line'])}:\n")
+        missing, misplaced, extra = envelope_diff(ctx, env)
+        rows = []
+        for field in profile.section("envelope").get("fields", []):
+            if field in missing:
+                rows.append([f"`{field}`", "required", "missing", "❌ missing"])
+            elif field in misplaced:
+                rows.append([f"`{field}`", "required", f"at `{misplaced[field]}`", "❌ wrong location"])
+            else:
+                rows.append([f"`{field}`", "required", "present", "✅"])
+        rows += [[f"`{field}`", "not in spec", "present", "⚠️ in code, not in spec"] for field in extra]
+        add(_table(rows, ["Field", "Spec", "Code", "Status"]))
 
-    add("## Registries\n")
-    add(_table([[_loc(r["path"], r["line"]), r["name"], r["style"], r["role"], r["definitions"], r["distinct"]]
-                for r in doc["registries"]],
-               ["Location", "Name", "Style", "Role", "Definitions", "Distinct codes"]))
+    # 2 -------------------------------------------------------------- registries
+    add("## 2. Registries\n")
+    add("### Code counts\n")
+    add(_table([[r["role"], _loc(r["path"], r["line"]), r["name"], r["style"], r["definitions"], r["distinct"],
+                 ", ".join(sorted({c["layer"] for c in r["codes"] if c["layer"]}))] for r in doc["registries"]],
+               ["Role", "Location", "Name", "Style", "Definitions", "Distinct codes", "Layers used"]))
     for r in doc["registries"]:
-        if r["role"] == "test":
-            continue
-        add(f"### Layer × type coverage — {r['name']} ({r['role']}, `{r['path']}`)\n")
-        add(_coverage_frame(r, layers, letters))
-
-    add("## Duplicate codes\n")
+        if r["role"] != "test":
+            add(f"### Layer × type coverage — {r['name']} ({r['role']})\n")
+            add(_coverage_frame(r, layers, letters))
+    add("### Duplicate and shared codes\n")
     add(_table([[d["registry"], d["code"], d["count"], ", ".join(map(str, d["lines"]))] for d in doc["duplicates"]],
                ["Registry", "Code", "Times", "Lines"]))
-    add("### Codes defined in more than one registry\n")
-    add(_table([[d["code"], "<br>".join(d["registries"])] for d in doc["shared_codes"]], ["Code", "Registries"]))
-
-    add("## Mapping tables\n")
-    rows = []
-    for m in doc["mappings"]:
-        counts = {c: 0 for c in ("mapped", "retired", "mapped_to_unknown", "mapped_to_forbidden")}
-        for e in m["entries"]:
-            counts[e["class"]] += 1
-        rows.append([_loc(m["path"], m["line"]) if m["source"] == "code" else f"`{m['path']}`", m["name"],
-                     len(m["entries"]), *counts.values(), sum(1 for e in m["entries"] if not e["legacy_known"])])
-    add(_table(rows, ["Location", "Name", "Entries", "Mapped", "Retired", "To unknown", "To forbidden",
-                      "Keys not legacy"]))
-
-    add("## Legacy code classification\n")
-    add(_table([[c, s["legacy_classes"][c]] for c in CLASSES], ["Class", "Codes"]))
-    gaps = [c for c in doc["legacy_codes"] if c["class"] != "mapped" and c["class"] != "identical"]
-    add("### Migration gaps and retirements\n")
-    add(_table([[c["code"], c["class"], c["target"] or "", c["reason"] or ""] for c in gaps],
-               ["Legacy code", "Class", "Target", "Why"]))
-    if doc["mapping_keys_not_legacy"]:
-        add("### Mapping keys that are not legacy codes\n")
-        add(_table([[k["legacy"], _loc(k["path"], k["line"]), k["mapping"]] for k in doc["mapping_keys_not_legacy"]],
-                   ["Key", "Location", "Mapping"]))
-
-    add("## Builders\n")
-    add(_table([[_loc(b["path"], b["line"]), b["qualname"], b["kind"], ", ".join(b["methods"]),
-                 ", ".join(b["forbidden_methods"]) or "—", ", ".join(b["missing_methods"]) or "—",
-                 "yes" if b["validates_layer"] else "no", "yes" if b["frozen_after_terminal"] else "no",
-                 len(b["instantiated_at"]), b["calls"]] for b in doc["builders"]],
-               ["Location", "Builder", "Kind", "Methods", "Forbidden", "Missing", "Validates layer", "Frozen",
-                "Instantiated", "Calls"]))
-
-    add("## Builder calls by file\n")
-    per_file: dict[str, dict[str, int]] = {}
-    for c in doc["calls"]:
-        if c["in_builder"]:
-            continue
-        row = per_file.setdefault(c["path"], {})
-        row[c["method"]] = row.get(c["method"], 0) + 1
-    methods = sorted({m for row in per_file.values() for m in row})
-    add(_table([[f"`{p}`", *[row.get(m, 0) for m in methods], sum(row.values())] for p, row in sorted(per_file.items())],
-               ["File", *methods, "Total"]))
-    terminal = [c for c in doc["calls"] if not c["in_builder"]
-                and profile.method_type(c["method"]) in profile.terminal_types]
-    add(f"Terminal calls (Invalid/Denied/Error and their forbidden aliases): {len(terminal)}, "
-        f"returned directly: {sum(1 for c in terminal if c['returned'])}; "
-        f"calls inside `except`: {sum(1 for c in doc['calls'] if c['in_except'] and not c['in_builder'])}.\n")
-
-    add("## Handlers\n")
-    kinds = sorted({k for h in doc["handlers"] for k in h["returns_by_kind"]})
-    add(_table([[_loc(h["path"], h["line"]), h["qualname"], *[h["returns_by_kind"].get(k, 0) for k in kinds]]
-                for h in doc["handlers"]], ["Location", "Handler", *kinds]))
-
-    add("## Runtime imports of registry modules\n")
-    add(_table([[_loc(i["path"], i["line"]), i["module"], ", ".join(i["names"]) or "—", f"`{i['registry_path']}`",
-                 "/".join(i["roles"]), i["scope"], "yes" if i["runtime"] else "no"]
+    add(f"{len(doc['shared_codes'])} codes are defined in more than one registry"
+        + (": " + ", ".join(f"`{c['code']}`" for c in doc["shared_codes"][:12]) +
+           (" …" if len(doc["shared_codes"]) > 12 else "") if doc["shared_codes"] else "") + ".\n")
+    add("### Migration gaps\n")
+    add(_table([[c, s["legacy_classes"][c]] for c in CLASSES], ["Legacy class", "Codes"]))
+    gaps = [c for c in doc["legacy_codes"] if c["class"] in ("unmapped", "mapped_to_unknown", "mapped_to_forbidden")]
+    add(_table([[f"`{c['code']}`", c["class"], c["target"] or "—"] for c in gaps], ["Legacy code", "Class", "Target"]))
+    add("### Runtime import status\n")
+    add(_table([[_loc(i["path"], i["line"]), f"`{i['module']}`", ", ".join(i["names"]) or "—",
+                 "/".join(i["roles"]), i["scope"], "yes" if i["runtime"] else "no (tests / TYPE_CHECKING)"]
                 for i in doc["registry_imports"]],
-               ["Location", "Module", "Names", "Registry file", "Role", "Scope", "Runtime"]))
+               ["Importer", "Module", "Names", "Registry role", "Scope", "Active at runtime"]))
 
-    add("## Branching on message text\n")
-    add(_table([[_loc(m["path"], m["line"]), m["kind"], f"`{m['text']}`", m["function"] or ""]
-                for m in doc["message_branches"]], ["Location", "Kind", "Expression", "Function"]))
+    # 3 -------------------------------------------------------------- invariants
+    add("## 3. Behavioural invariants\n")
+    add("### 3.1 Exception handlers: Invalid vs Error\n")
+    per_file: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for c in calls:
+        if c["in_except"]:
+            bad = c["except_kind"] in ("broad", "bare") and profile.method_type(c["method"]) == "I"
+            per_file[c["path"]][0] += 1
+            per_file[c["path"]][1] += bad
+    add(_table([[f"`{p}`", n, n - bad, bad] for p, (n, bad) in sorted(per_file.items())] +
+               ([["**Total**", sum(v[0] for v in per_file.values()), sum(v[0] - v[1] for v in per_file.values()),
+                  sum(v[1] for v in per_file.values())]] if per_file else []),
+               ["File", "Replies built in except", "Compliant", "Non-compliant"]))
+    add(_findings_list(by_rule["RA304"]))
+    add("### 3.2 Return discipline\n")
+    terminal: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for c in calls:
+        if profile.method_type(c["method"]) in profile.terminal_types:
+            terminal[c["path"]][0] += 1
+            terminal[c["path"]][1] += c["returned"]
+    add(_table([[f"`{p}`", n, ok, n - ok] for p, (n, ok) in sorted(terminal.items())] +
+               ([["**Total**", sum(v[0] for v in terminal.values()), sum(v[1] for v in terminal.values()),
+                  sum(v[0] - v[1] for v in terminal.values())]] if terminal else []),
+               ["File", "Terminal calls", "Returned immediately", "Violations"]))
+    add(_findings_list(by_rule["RA303"]))
+    add("### 3.3 Empty results (heuristic)\n")
+    add(_table([[_loc(f.path, f.line), f.function or "", f.confidence, f.message] for f in by_rule["RA305"]],
+               ["Location", "Function", "Confidence", "Finding"]))
+    add("### 3.4 Forbidden and undefined builder methods\n")
+    rows = [[_loc(b["path"], b["line"]), b["qualname"], ", ".join(b["forbidden_methods"]),
+             sum(1 for c in doc["calls"] if c["builder"] == f"{b['path']}::{b['qualname']}"
+                 and c["method"] in b["forbidden_methods"])]
+            for b in doc["builders"] if b["forbidden_methods"]]
+    add(_table(rows, ["Builder", "Name", "Forbidden methods defined", "Calls to them"]))
+    add(_findings_list(by_rule["RA204"] + by_rule["RA203"]))
+    add("### 3.5 Handlers returning raw dicts\n")
+    add(_table([[_loc(h["path"], h["line"]), h["name"], *[h["returns_by_kind"].get(k, 0) for k in
+                                                        ("builder", "reply", "dict", "none", "other")]]
+                for h in doc["handlers"] if not ctx.is_test(h["path"])],
+               ["Handler", "Name", "builder", "reply", "dict", "none", "other"]))
+    add("### 3.6 Branching on message text\n")
+    add(_findings_list(by_rule["RA307"], empty="_none_\n"))
 
-    add("## Files that could not be parsed\n")
+    # 4 -------------------------------------------------------------- builders
+    add("## 4. Builder enforcement\n")
+    add(_table([[_loc(b["path"], b["line"]), b["qualname"], b["kind"], ", ".join(b["methods"]),
+                 ", ".join(b["missing_methods"]) or "—", "✅" if b["validates_format"] else "❌",
+                 "✅" if b["validates_layer"] else "❌", "✅" if b["frozen_after_terminal"] else "❌",
+                 len(b["instantiated_at"]), b["calls"]] for b in doc["builders"]],
+               ["Location", "Builder", "Kind", "Methods", "Missing", "Validates format", "Validates layer",
+                "Frozen", "Instantiated", "Calls"]))
+
+    # 5 -------------------------------------------------------------- findings
+    add("## 5. Findings summary\n")
+    rows = []
+    for rule in evaluation.rules:
+        found = by_rule.get(rule.id, [])
+        if found:
+            rows.append([rule.id, rule.name, rule.category, rule.severity, len(found),
+                         _locs([(f.path, f.line) for f in found])])
+    add(_table(rows, ["Rule", "Finding", "Category", "Severity", "Count", "Locations"]))
+
+    # 6 -------------------------------------------------------------- scorecard
+    add("## 6. Compliance scorecard\n")
+    add(_table([[r.name, r.status_icon, r.counts, ", ".join(r.rules)] for r in requirements(ctx, evaluation)],
+               ["Requirement", "Status", "Counts", "Rules"]))
+
+    # 7 -------------------------------------------------------------- plan
+    add("## 7. Execution plan\n")
+    plan = execution_plan(evaluation)
+    if not plan:
+        add("_Nothing to do: no findings._\n")
+    for chunk in plan:
+        add(f"### Chunk {chunk.letter} — {chunk.title}\n")
+        add(f"{chunk.why} Depends on: {', '.join(chunk.after) or 'nothing'}.\n")
+        add(_table([[rid, name, n, _locs(locs)] for rid, name, n, locs in chunk.items],
+                   ["Rule", "What", "Findings", "Where"]))
+
+    # appendix --------------------------------------------------------------
+    add("## Appendix: inventory\n")
+    add("### Builder calls by file\n")
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for c in calls:
+        counts[c["path"]][c["method"]] += 1
+    methods = sorted({m for row in counts.values() for m in row})
+    add(_table([[f"`{p}`", *[row.get(m, 0) for m in methods], sum(row.values())] for p, row in sorted(counts.items())],
+               ["File", *methods, "Total"]))
+    add("### Mapping tables\n")
+    add(_table([[_loc(m["path"], m["line"]) if m["source"] == "code" else f"`{m['path']}`", m["name"],
+                 len(m["entries"]), *[sum(1 for e in m["entries"] if e["class"] == k) for k in
+                                      ("mapped", "retired", "mapped_to_unknown", "mapped_to_forbidden")],
+                 sum(1 for e in m["entries"] if not e["legacy_known"])] for m in doc["mappings"]],
+               ["Location", "Name", "Entries", "Mapped", "Retired", "To unknown", "To forbidden", "Keys not legacy"]))
+    add("### Files that could not be parsed\n")
     add(_table([[_loc(u["path"], u["line"]), u["message"]] for u in doc["files"]["unparseable"]],
                ["Location", "Reason"]))
+    if show_suppressed:
+        add("### Suppressed findings\n")
+        add(_table([[f.rule, _loc(f.path, f.line), f.message] for f in evaluation.suppressed],
+                   ["Rule", "Location", "Finding"]))
     return "\n".join(out)
+
+
+def _findings_list(findings, empty: str = "") -> str:
+    if not findings:
+        return empty
+    return "".join(f"- {_loc(f.path, f.line)} {f.rule}: {f.message}\n" for f in findings) + "\n"

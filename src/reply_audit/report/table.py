@@ -8,8 +8,8 @@ from ..classify import CLASSES
 from .json_report import build_document
 
 
-def render_table(result) -> str:
-    doc = build_document(result)
+def render_table(result, evaluation=None, show_suppressed: bool = False) -> str:
+    doc = build_document(result, evaluation)
     s = doc["summary"]
     parts = [
         f"reply-audit {doc['tool']['version']} · profile {doc['profile']['name']} · {doc['root']}",
@@ -33,6 +33,11 @@ def render_table(result) -> str:
                   ["runtime registry imports", s["registry_imports"]["runtime"]],
                   ["message branches", s["message_branches"]]], tablefmt="plain"),
     ]
+    findings = evaluation.findings if evaluation else []
+    parts += ["", f"{len(findings)} findings" + (":" if findings else "")]
+    parts += [f"  {f.path}:{f.line}:{f.col + 1}: {f.rule} [{f.severity}] {f.message}" for f in findings]
+    if show_suppressed and evaluation and evaluation.suppressed:
+        parts += ["", "suppressed:"] + [f"  {f.path}:{f.line}: {f.rule} {f.message}" for f in evaluation.suppressed]
     if doc["files"]["unparseable"]:
         parts += ["", "unparseable:"] + [f"  {u['path']}:{u['line']}: {u['message']}"
                                          for u in doc["files"]["unparseable"]]

@@ -64,6 +64,10 @@ class Codes:
     MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", Layer.MCP, "SYS", ReplyType.I, 1, "BAD_ARGUMENTS")
     MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", Layer.MCP, "SYS", ReplyType.E, 1, "SYS_CRASH")
     MCP_SYS_E_002 = ReplyCode("MCP-SYS-E-002", Layer.MCP, "SYS", ReplyType.E, 2, "SERIALIZATION_FAILED")
+    # added by the storage team
+    MCP_SYS_E_000 = ReplyCode("MCP-SYS-E-000", Layer.MCP, "SYS", ReplyType.E, 0, "UNKNOWN_FAILURE")
+    STORE_SYS_E_001 = ReplyCode("STORE-SYS-E-001", "STORE", "SYS", ReplyType.E, 1, "STORE_UNAVAILABLE")
+    CT_GATE_D_001 = ReplyCode("CT-GATE-D-001", Layer.CT, "GATE", ReplyType.D, 1, "SESSION_REFUSED")
 
 
 _CODE_PATTERN = re.compile(r"^(WA|EN|CT|MCP)-([A-Z]+)-([SIDE])-(\d{3})$")

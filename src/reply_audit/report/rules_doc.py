@@ -1,0 +1,46 @@
+"""Rule documentation from the rule classes themselves: the `rules` command and docs/rules.md."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tabulate import tabulate
+
+
+def rules_table(rules) -> str:
+    return tabulate([[r.id, r.name, r.severity, r.category, r.spec] for r in rules],
+                    headers=["id", "name", "severity", "category", "spec"], tablefmt="simple") + "\n"
+
+
+def _examples(examples) -> str:
+    out = []
+    for ex in examples:
+        for path, source in ex.tree().items():
+            lang = "yaml" if path.endswith((".yaml", ".yml")) else "toml" if path.endswith(".toml") else "python"
+            note = f" — {ex.note}" if ex.note else ""
+            out.append(f"`{path}`{note}\n\n```{lang}\n{textwrap.dedent(source).strip()}\n```\n")
+    return "\n".join(out)
+
+
+def explain(rule) -> str:
+    lines = [f"{rule.id} {rule.name}", f"severity: {rule.severity}   category: {rule.category}   "
+             f"enforces: {rule.spec}{'   (heuristic)' if rule.heuristic else ''}", ""]
+    lines += textwrap.wrap(rule.doc, 100)
+    lines += ["", "Invalid example:", textwrap.indent(textwrap.dedent(
+        next(iter(rule.invalid[0].tree().values()))).strip(), "    ")] if rule.invalid else []
+    return "\n".join(lines) + "\n"
+
+
+def rules_markdown(rules) -> str:
+    out = ["# Rules", "",
+           "Generated from the rule classes by `reply-audit rules --format md`; a test keeps this page current.",
+           "Each rule reads the scan's inventory (never a syntax tree); its examples are run by the test-suite: "
+           "VALID examples give no finding of the rule, INVALID ones exactly the number stated.", "",
+           tabulate([[f"[{r.id}](#{r.id.lower()}-{r.name})", r.name, r.severity, r.category, r.spec] for r in rules],
+                    headers=["id", "name", "severity", "category", "spec"], tablefmt="github"), ""]
+    for r in rules:
+        out += [f"## {r.id} {r.name}", "",
+                f"Severity **{r.severity}** · category {r.category} · enforces {r.spec}"
+                f"{' · heuristic (findings carry a confidence)' if r.heuristic else ''}", "",
+                r.doc, "", "### Valid", "", _examples(r.valid), "### Invalid", "", _examples(r.invalid)]
+    return "\n".join(out).rstrip() + "\n"

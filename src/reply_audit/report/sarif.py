@@ -1,0 +1,50 @@
+"""SARIF 2.1.0: findings with rule metadata, for code-scanning UIs."""
+
+from __future__ import annotations
+
+import json
+
+from .. import __version__
+from ..rules import all_rules
+
+LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def render_sarif(result, evaluation) -> str:
+    rules = [r for r in all_rules() if r in evaluation.rules]
+    index = {r.id: i for i, r in enumerate(rules)}
+    results = []
+    for f in evaluation.findings:
+        location = {"physicalLocation": {
+            "artifactLocation": {"uri": f.path},
+            "region": {"startLine": max(f.line, 1), "startColumn": f.col + 1},
+        }}
+        item = {
+            "ruleId": f.rule, "ruleIndex": index[f.rule], "level": LEVEL[f.severity],
+            "message": {"text": f.message}, "locations": [location],
+            "partialFingerprints": {"replyAudit/v1": f.fingerprint},
+            "properties": {"severity": f.severity, "category": f.category},
+        }
+        if f.confidence:
+            item["properties"]["confidence"] = f.confidence
+        results.append(item)
+    doc = {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "reply-audit", "version": __version__,
+                "rules": [{
+                    "id": r.id, "name": r.name,
+                    "shortDescription": {"text": r.doc.split(". ")[0].rstrip(".") + "."},
+                    "fullDescription": {"text": r.doc},
+                    "defaultConfiguration": {"level": LEVEL[r.severity]},
+                    "properties": {"severity": r.severity, "category": r.category, "spec": r.spec,
+                                   "heuristic": r.heuristic},
+                } for r in rules],
+            }},
+            "results": results,
+        }],
+    }
+    return json.dumps(doc, indent=2, sort_keys=True) + "\n"

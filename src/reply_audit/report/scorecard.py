@@ -1,0 +1,145 @@
+"""The compliance scorecard and the execution plan, computed from facts and findings.
+
+Each requirement counts what complies and what does not; its status is PASS
+(nothing fails), FAIL (nothing complies, or the requirement is absent) or
+PARTIAL. The plan groups findings into chunks in dependency order, as the hand
+audit's execution plan does; a chunk appears only when it has findings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Requirement:
+    name: str
+    ok: int
+    total: int
+    rules: tuple[str, ...]
+    unit: str = ""
+    binary: bool = False   # one thing that is there or not (a hook, a freeze): no PARTIAL
+
+    @property
+    def status(self) -> str:
+        bad = self.total - self.ok
+        if bad == 0:
+            return "PASS"
+        if self.binary or self.ok == 0:
+            return "FAIL"
+        return "PARTIAL"
+
+    @property
+    def status_icon(self) -> str:
+        return {"PASS": "✅ PASS", "PARTIAL": "⚠️ PARTIAL", "FAIL": "❌ FAIL"}[self.status]
+
+    @property
+    def counts(self) -> str:
+        return f"{self.ok}/{self.total} {self.unit}".strip()
+
+
+def requirements(ctx, evaluation) -> list[Requirement]:
+    inv, profile = ctx.inventory, ctx.profile
+    n = {r.id: 0 for r in evaluation.rules}
+    for f in evaluation.findings:
+        n[f.rule] = n.get(f.rule, 0) + 1
+    calls = ctx.non_test_calls()
+    canonical = [c for r in ctx.canonical_registries() for c in r["codes"]]
+    builders = ctx.instance_builders()
+    terminal = [c for c in calls if profile.method_type(c["method"]) in profile.terminal_types]
+    in_except = [c for c in calls if c["in_except"]]
+    coded = [c for c in calls if c["code"] and profile.is_code(c["code"])]
+    returns = [r for h in inv.handlers if not ctx.is_test(h["path"]) for r in h["returns"]]
+    legacy = inv.legacy_codes
+    envelope_fields = len(profile.section("envelope").get("fields", []))
+    letters = set(profile.type_letters)
+    out = [
+        Requirement("Four reply types only (S/I/D/E), no info/warn/fail",
+                    len(canonical) + len(calls) - sum(1 for c in canonical if c["type"] not in letters) - n.get("RA203", 0),
+                    len(canonical) + len(calls), ("RA203",), "codes and calls"),
+        Requirement("Exactly one builder, defining the canonical methods only",
+                    max(len(builders) - n.get("RA201", 0) - sum(1 for b in builders if b["forbidden_methods"]
+                                                                or b["missing_methods"]), 0)
+                    if n.get("RA204", 0) == 0 else 0,
+                    max(len(builders), 1), ("RA201", "RA202", "RA204"), "builders"),
+        Requirement("Terminal replies returned immediately", len(terminal) - n.get("RA303", 0), len(terminal),
+                    ("RA303",), "terminal calls"),
+        Requirement("Builder frozen after a terminal reply", sum(1 for b in builders if b["frozen_after_terminal"]),
+                    max(len(builders), 1), ("RA205",), "builders", binary=len(builders) <= 1),
+        Requirement("Layer ownership (registry codes and builder validation)",
+                    len(canonical) - n.get("RA103", 0) + sum(1 for b in builders if b["validates_layer"]),
+                    len(canonical) + len(builders), ("RA103", "RA206"), "codes and builders"),
+        Requirement("Registered codes, not ad-hoc ones", len(coded) - n.get("RA301", 0) - sum(
+            1 for c in coded if c["code"] in inv.legacy_code_set and c["code"] not in inv.canonical_codes),
+                    len(coded), ("RA301", "RA108"), "calls with a code"),
+        Requirement("Exception → Error, never Invalid", len(in_except) - n.get("RA304", 0), len(in_except),
+                    ("RA304",), "replies built in except"),
+        Requirement("Empty results → Success (heuristic)",
+                    len([c for c in calls if profile.method_type(c["method"]) == "I"]) - n.get("RA305", 0),
+                    len([c for c in calls if profile.method_type(c["method"]) == "I"]), ("RA305",), "Invalid replies"),
+        Requirement("Standard envelope shape", envelope_fields * len(inv.envelopes) - n.get("RA401", 0),
+                    envelope_fields * max(len(inv.envelopes), 1), ("RA401", "RA402"), "envelope fields"),
+        Requirement("One active registry", 1 if n.get("RA107", 0) == 0 and ctx.canonical_registries() else 0, 1,
+                    ("RA107",), binary=True),
+        Requirement("Legacy codes mapped or retired", sum(1 for c in legacy if c["class"] in (
+            "mapped", "identical", "retired")), len(legacy), ("RA109", "RA110", "RA111"), "legacy codes"),
+        Requirement("Handlers return replies, not raw dicts", len(returns) - n.get("RA306", 0), len(returns),
+                    ("RA306",), "handler returns"),
+        Requirement("No branching on message text", 0 if n.get("RA307", 0) else 1, 1, ("RA307",), binary=True),
+        Requirement("Pre-commit guard for reply rules", 0 if n.get("RA501", 0) else 1, 1, ("RA501",), binary=True),
+    ]
+    return [r for r in out if any(rule in n for rule in r.rules)]
+
+
+@dataclass
+class Chunk:
+    letter: str
+    title: str
+    why: str
+    rules: tuple[str, ...]
+    after: tuple[str, ...] = ()
+    items: list[tuple[str, str, int, list[tuple[str, int]]]] = field(default_factory=list)
+
+
+CHUNKS = (
+    ("Spec reconciliation: the envelope", "Decide first whether code adopts the spec's envelope or the spec "
+     "follows the code: the answer ripples into every later chunk.", ("RA401", "RA402"), ()),
+    ("One builder", "Remove the shadow builder (its factory returns the primary one), delete forbidden methods "
+     "and fix calls that would crash; every call then passes the primary builder's validation.",
+     ("RA204", "RA201", "RA202", "RA203", "RA206"), ("Spec reconciliation: the envelope",)),
+    ("Frozen builder", "Freeze after invalid/denied/error and raise on any later call; add a test for it.",
+     ("RA205",), ("One builder",)),
+    ("Call-site corrections", "Return terminal replies, Error in broad excepts, Success for empty states, "
+     "methods that match their code's type, registered codes.",
+     ("RA303", "RA304", "RA302", "RA305", "RA301"), ("One builder",)),
+    ("Registry consolidation", "Map or retire every legacy code, fix mapping targets, stop importing the legacy "
+     "registry at runtime, clean the canonical registry's codes.",
+     ("RA109", "RA110", "RA111", "RA108", "RA107", "RA101", "RA102", "RA103", "RA104", "RA105", "RA106"),
+     ("One builder",)),
+    ("Strict mode: handlers return replies", "Turn raw dict returns into builder calls and stop branching on "
+     "message text; then the safety wrapper's legacy auto-wrap can go (plan phase 3).",
+     ("RA306", "RA307"), ("Call-site corrections",)),
+    ("Guard hook", "Wire reply-audit into pre-commit so none of this comes back.", ("RA501",), ()),
+)
+
+
+def execution_plan(evaluation) -> list[Chunk]:
+    from ..rules import get_rule
+
+    by_rule: dict[str, list] = {}
+    for f in evaluation.findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    chunks: list[Chunk] = []
+    present: set[str] = set()
+    for title, why, rules, after in CHUNKS:
+        items = [(rid, get_rule(rid).name, len(by_rule[rid]), [(f.path, f.line) for f in by_rule[rid]])
+                 for rid in rules if by_rule.get(rid)]
+        if items:
+            present.add(title)
+            chunks.append(Chunk("", title, why, rules, after, items))
+    for i, chunk in enumerate(chunks):
+        chunk.letter = chr(ord("A") + i)
+    letters = {c.title: c.letter for c in chunks}
+    for chunk in chunks:
+        chunk.after = tuple(f"{letters[t]} ({t})" for t in chunk.after if t in present)
+    return chunks

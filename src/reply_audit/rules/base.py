@@ -1,0 +1,116 @@
+"""What a rule is: a small class with an id, a severity, the spec section it
+enforces, a doc paragraph, VALID/INVALID examples, and a `check` that reads the
+inventory (never a syntax tree) and yields findings.
+
+Examples are source trees (one module as a string, or a dict path -> source);
+the test-suite scans every example and checks that VALID ones give no finding
+of the rule and INVALID ones give exactly the stated number.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Iterable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..index import Inventory
+    from ..profile import Profile
+
+SEVERITIES = ("critical", "high", "medium", "low")
+SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
+
+
+def at_least(severity: str, threshold: str) -> bool:
+    """Is SEVERITY at or above THRESHOLD (critical > high > medium > low)?"""
+    return SEVERITY_RANK[severity] <= SEVERITY_RANK[threshold]
+
+
+@dataclass(frozen=True)
+class Example:
+    files: str | dict[str, str]
+    expect: int = 1          # findings of this rule an INVALID example must give
+    note: str = ""
+
+    def tree(self) -> dict[str, str]:
+        return {"mod.py": self.files} if isinstance(self.files, str) else dict(self.files)
+
+
+@dataclass
+class Finding:
+    rule: str
+    name: str
+    severity: str
+    category: str
+    path: str
+    line: int
+    col: int
+    message: str
+    function: str | None = None
+    key: str = ""                 # what makes this finding itself, beyond its place (a code, a method)
+    confidence: str | None = None  # for heuristic rules: high | medium
+    fixable: bool = False
+
+    @property
+    def fingerprint(self) -> str:
+        """Stable across line shifts: rule, path, enclosing function and the finding's key."""
+        normal = re.sub(r"\s+", " ", self.key).strip()
+        blob = "\x1f".join((self.rule, self.path, self.function or "", normal))
+        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule, "name": self.name, "severity": self.severity, "category": self.category,
+            "path": self.path, "line": self.line, "column": self.col, "message": self.message,
+            "function": self.function, "confidence": self.confidence, "fixable": self.fixable,
+            "fingerprint": self.fingerprint,
+        }
+
+
+@dataclass
+class RuleContext:
+    """What a rule may read: the inventory, the profile and repository-level facts."""
+
+    inventory: "Inventory"
+    profile: "Profile"
+    tooling: dict[str, Any] = field(default_factory=dict)
+
+    def is_test(self, path: str) -> bool:
+        return path in self.inventory.test_files
+
+    def non_test_calls(self) -> list[dict[str, Any]]:
+        """Builder calls in product code (not tests, not a builder delegating to Reply)."""
+        return [c for c in self.inventory.calls if not c["in_builder"] and not self.is_test(c["path"])]
+
+    def active_registries(self) -> list[dict[str, Any]]:
+        return [r for r in self.inventory.registries if r["role"] in ("canonical", "legacy")]
+
+    def canonical_registries(self) -> list[dict[str, Any]]:
+        return [r for r in self.inventory.registries if r["role"] == "canonical"]
+
+    def instance_builders(self) -> list[dict[str, Any]]:
+        return [b for b in self.inventory.builders if b["kind"] == "builder"]
+
+
+class Rule:
+    """Base class: subclasses set the class attributes and implement `check`."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[str]
+    category: ClassVar[str]        # registry | builder | call | envelope | tooling
+    spec: ClassVar[str]            # the spec section enforced
+    doc: ClassVar[str]             # what, why, how to fix
+    heuristic: ClassVar[bool] = False
+    valid: ClassVar[list[Example]] = []
+    invalid: ClassVar[list[Example]] = []
+
+    def check(self, ctx: RuleContext) -> Iterable[Finding]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def finding(self, path: str, line: int, message: str, *, col: int = 0, function: str | None = None,
+                key: str = "", confidence: str | None = None) -> Finding:
+        return Finding(rule=self.id, name=self.name, severity=self.severity, category=self.category,
+                       path=path, line=line, col=col, message=message, function=function, key=key,
+                       confidence=confidence)

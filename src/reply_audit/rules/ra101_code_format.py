@@ -1,0 +1,41 @@
+"""RA101: a canonical registry code that is not LAYER-AREA-TYPE-NNN."""
+
+from .base import Example, Rule
+
+
+class CodeFormat(Rule):
+    id = "RA101"
+    name = "code-format"
+    severity = "medium"
+    category = "registry"
+    spec = "spec 000 §6"
+    doc = ("Every code of the canonical registry must have the form LAYER-AREA-TYPE-NNN with NNN in the "
+           "profile's range. Agents branch on the code, so a code that does not parse cannot be branched on. "
+           "Fix: rename the code (codes are never reused, so give it a new number in its cluster).")
+    valid = [Example('''
+class Codes:
+    A = ReplyCode("WA-RES-I-001")
+    B = ReplyCode("MCP-SYS-E-001")
+''')]
+    invalid = [Example('''
+class Codes:
+    A = ReplyCode("WA-RES-I-001")
+    B = ReplyCode("MCP-SYS-E-000")
+    C = ReplyCode("WA-RES-I-002")
+    D = ReplyCode("WA-RES-I-003")
+    E = ReplyCode("WA-RES-I-004")
+    F = ReplyCode("WA-RES-I-005")
+    G = ReplyCode("WA-RES-I-006")
+    H = ReplyCode("WA-RES-I-007")
+    I = ReplyCode("WA-RES-I-008")
+    J = ReplyCode("WA-RES-I-009")
+''', note="NNN 000 is outside 001-999")]
+
+    def check(self, ctx):
+        for reg in ctx.canonical_registries():
+            for c in reg["codes"]:
+                parts = ctx.profile.parse_code(c["code"])
+                if parts is None or not ctx.profile.number_valid(parts):
+                    yield self.finding(reg["path"], c["line"], f"{c['code']} is not "
+                                       f"{ctx.profile.section('codes').get('format')} with NNN in range",
+                                       key=c["code"])

@@ -1,0 +1,34 @@
+"""RA103: a canonical registry code whose TYPE is forbidden for its LAYER."""
+
+from .base import Example, Rule
+
+
+class TypeForbiddenForLayer(Rule):
+    id = "RA103"
+    name = "type-forbidden-for-layer"
+    severity = "high"
+    category = "registry"
+    spec = "spec 000 §4"
+    doc = ("Each layer owns some outcomes only: Denied comes only from EN, EN never answers Invalid. A code "
+           "such as WA-RES-D-001 says the world adapter denied something, which it never does. Fix: move the "
+           "decision to the owning layer (EN-...-D-...), or change the type.")
+    valid = [Example('''
+class Codes:
+    A = ReplyCode("EN-WRITE-D-001")
+    B = ReplyCode("WA-RES-I-001")
+''')]
+    invalid = [Example({
+        "codes.py": ('class Codes:\n    A = ReplyCode("EN-WRITE-D-001")\n    B = ReplyCode("WA-RES-D-001")\n'
+                     '    C = ReplyCode("EN-WRITE-I-001")\n'),
+        "pyproject.toml": '[tool.reply-audit.registries]\ncanonical = ["codes.py::Codes"]\n',
+    }, expect=2, note="the role is set explicitly: most codes of this small registry break the rules")]
+
+    def check(self, ctx):
+        for reg in ctx.canonical_registries():
+            for c in reg["codes"]:
+                parts = ctx.profile.parse_code(c["code"])
+                if parts and ctx.profile.layer_known(parts) and not ctx.profile.type_allowed(parts):
+                    allowed = ", ".join(t for t in ctx.profile.type_letters
+                                        if t in ctx.profile.layers[parts.layer].allowed)
+                    yield self.finding(reg["path"], c["line"], f"{c['code']}: layer {parts.layer} may emit only "
+                                       f"{allowed}, not {parts.type}", key=c["code"])

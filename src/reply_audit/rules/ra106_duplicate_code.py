@@ -1,0 +1,23 @@
+"""RA106: a code defined more than once in one registry."""
+
+from .base import Example, Rule
+
+
+class DuplicateCode(Rule):
+    id = "RA106"
+    name = "duplicate-code"
+    severity = "high"
+    category = "registry"
+    spec = "spec 000 §6"
+    doc = ("Codes are stable and never reused. A code defined twice in one registry has two meanings or two "
+           "messages, and which one wins depends on order. Fix: delete the second definition, or give it a new "
+           "number.")
+    valid = [Example('REG = {"WA-RES-I-001": "a", "WA-RES-I-002": "b"}\n')]
+    invalid = [Example('REG = [Code(code="WA-RES-I-001"), Code(code="WA-RES-I-002"), Code(code="WA-RES-I-001")]\n')]
+
+    def check(self, ctx):
+        for dup in ctx.inventory.duplicates:
+            path, _, name = dup["registry"].partition("::")
+            for line in dup["lines"][1:]:
+                yield self.finding(path, line, f"{dup['code']} is defined {dup['count']} times in {name} "
+                                   f"(first at line {dup['lines'][0]})", key=dup["code"])

@@ -1,0 +1,23 @@
+"""RA111: a mapping entry whose target breaks the layer rules."""
+
+from .base import Example, Rule
+
+
+class MappingTargetForbidden(Rule):
+    id = "RA111"
+    name = "mapping-target-forbidden"
+    severity = "high"
+    category = "registry"
+    spec = "spec 000 §4, §12"
+    doc = ("Legacy codes with forbidden layers are retired, not migrated; a mapping must not carry the fault "
+           "over. A target whose layer is outside the closed set, or whose type its layer may not emit "
+           "(WA-...-D-...), is illegal. Fix: map the denial to EN, or retire the code.")
+    valid = [Example('LEGACY_TO_CANONICAL = {"FILE-OP-D-001": "EN-WRITE-D-001", "FILE-OP-E-001": "MCP-SYS-E-001"}\n')]
+    invalid = [Example('LEGACY_TO_CANONICAL = {"FILE-OP-D-001": "WA-WRITE-D-001", "FILE-OP-E-001": "MCP-SYS-E-001"}\n')]
+
+    def check(self, ctx):
+        for m in ctx.inventory.mappings:
+            for e in m["entries"]:
+                if e["class"] == "mapped_to_forbidden":
+                    yield self.finding(m["path"], e["line"], f"{e['legacy']} maps to {e['canonical']}, which breaks "
+                                       "the layer rules", key=e["legacy"])

@@ -1,0 +1,23 @@
+"""RA202: a builder defines a forbidden method (rb.info / warn / fail)."""
+
+from .base import Example, Rule
+
+
+class ForbiddenMethodDefined(Rule):
+    id = "RA202"
+    name = "forbidden-method-defined"
+    severity = "medium"
+    category = "builder"
+    spec = "spec 000 §2, §9"
+    doc = ("There are no auxiliary outcomes (info, warning, soft error): informational outcomes are Success "
+           "with structured data. A builder that offers info()/warn()/fail() invites them. Fix: delete the "
+           "method; callers use success() (info, warn) or error() (fail).")
+    valid = [Example("class B:\n    def success(self, c): ...\n    def error(self, c): ...\n")]
+    invalid = [Example("class B:\n    def success(self, c): ...\n    def error(self, c): ...\n"
+                       "    def info(self, c): ...\n    def warn(self, c): ...\n", expect=2)]
+
+    def check(self, ctx):
+        for b in ctx.inventory.builders:
+            for method in b["forbidden_methods"]:
+                yield self.finding(b["path"], b["line"], f"{b['qualname']} defines forbidden method {method}() "
+                                   f"(use {ctx.profile.forbidden_methods[method]}())", key=f"{b['qualname']}.{method}")

@@ -1,0 +1,24 @@
+"""RA203: a forbidden builder method is called."""
+
+from ._snippets import tree
+from .base import Example, Rule
+
+
+class ForbiddenMethodCalled(Rule):
+    id = "RA203"
+    name = "forbidden-method-called"
+    severity = "high"
+    category = "builder"
+    spec = "spec 000 §9"
+    doc = ("rb.info(), rb.warn() and rb.fail() are explicitly forbidden. Fix: rb.success() with the information "
+           "in data for info/warn, rb.error() for fail (`reply-audit migrate --select forbidden-methods`).")
+    valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-001", {"note": 1})\n'))]
+    invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.info("WA-READ-S-001", {})\n'))]
+
+    def check(self, ctx):
+        forbidden = ctx.profile.forbidden_methods
+        for c in ctx.non_test_calls():
+            if c["method"] in forbidden:
+                yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() is forbidden; use "
+                                   f"{c['receiver']}.{forbidden[c['method']]}()", col=c["col"],
+                                   function=c["function"], key=f"{c['method']}:{c['code']}")

@@ -1,0 +1,24 @@
+"""RA206: a builder that does not validate layer ownership."""
+
+from ._snippets import BUILDER
+from .base import Example, Rule
+
+
+class BuilderNoLayerValidation(Rule):
+    id = "RA206"
+    name = "builder-no-layer-validation"
+    severity = "medium"
+    category = "builder"
+    spec = "spec 000 §4, §9"
+    doc = ("The builder is where layer ownership is enforced at runtime: a WA code may not be Denied, an EN code "
+           "may not be Invalid. A builder that passes codes through unchecked lets a forbidden reply onto the "
+           "wire. Detected by a reference to a validator named in the profile ([builder] layer_validators) or an "
+           "explicit layer-and-type test. Fix: validate every code (format and ownership) before building.")
+    valid = [Example(BUILDER)]
+    invalid = [Example("class B:\n    def success(self, c): return c\n    def denied(self, c): return c\n")]
+
+    def check(self, ctx):
+        for b in ctx.instance_builders():
+            if not b["validates_layer"]:
+                yield self.finding(b["path"], b["line"], f"{b['qualname']} does not validate layer ownership",
+                                   key=b["qualname"])

@@ -1,0 +1,26 @@
+"""RA302: the builder method disagrees with the code's TYPE letter."""
+
+from ._snippets import tree
+from .base import Example, Rule
+
+
+class MethodTypeMismatch(Rule):
+    id = "RA302"
+    name = "method-type-mismatch"
+    severity = "high"
+    category = "call"
+    spec = "spec 000 §3, §6"
+    doc = ("The TYPE letter of a code and the builder method must say the same thing: rb.success() with "
+           "WA-RES-I-001 sends a Success whose code says Invalid, and agents that branch on either get it "
+           "wrong. Fix: call the method of the code's type, or pick the code of the intended type.")
+    valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.invalid("WA-RES-I-001", {})\n'))]
+    invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-RES-I-001", {})\n'))]
+
+    def check(self, ctx):
+        for c in ctx.non_test_calls():
+            parts = ctx.profile.parse_code(c["code"]) if c["code"] else None
+            expected = ctx.profile.method_type(c["method"])
+            if parts and expected and parts.type != expected:
+                yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() builds "
+                                   f"{expected} but {c['code']} is a {parts.type} code", col=c["col"],
+                                   function=c["function"], key=f"{c['method']}:{c['code']}")

@@ -1,0 +1,35 @@
+"""RA303: a terminal reply that is not returned immediately."""
+
+from ._snippets import tree
+from .base import Example, Rule
+
+
+class TerminalNotReturned(Rule):
+    id = "RA303"
+    name = "terminal-not-returned"
+    severity = "high"
+    category = "call"
+    spec = "spec 000 §10"
+    doc = ("Invalid, Denied and Error are terminal: the reply must be returned at once. A terminal call used "
+           "as a statement (or stored and ignored) is lost, and the code goes on to build another reply. Fix: "
+           "`return rb.denied(...)` (`reply-audit migrate --select terminal-return`).")
+    valid = [Example(tree(server='''
+def f(rb: ReplyBuilder, path):
+    if path.startswith("/sys"):
+        return rb.denied("EN-WRITE-D-001", {})
+    return rb.success("WA-RES-S-001", {})
+'''))]
+    invalid = [Example(tree(server='''
+def f(rb: ReplyBuilder, path):
+    if path.startswith("/sys"):
+        rb.denied("EN-WRITE-D-001", {})
+    return rb.success("WA-RES-S-001", {})
+'''))]
+
+    def check(self, ctx):
+        terminal = ctx.profile.terminal_types
+        for c in ctx.non_test_calls():
+            if ctx.profile.method_type(c["method"]) in terminal and not c["returned"]:
+                yield self.finding(c["path"], c["line"], f"terminal {c['receiver']}.{c['method']}() is not "
+                                   "returned", col=c["col"], function=c["function"],
+                                   key=f"{c['method']}:{c['code']}")

@@ -1,0 +1,41 @@
+"""RA304: a broad except that answers Invalid instead of Error."""
+
+from ._snippets import tree
+from .base import Example, Rule
+
+
+class BroadExceptInvalid(Rule):
+    id = "RA304"
+    name = "broad-except-invalid"
+    severity = "high"
+    category = "call"
+    spec = "spec 000 §3, §11"
+    doc = ("Invalid and Error are mutually exclusive: Invalid tells the agent to fix its request and retry, "
+           "Error that the system broke. An `except Exception` (or bare except) catches system failures, so "
+           "answering Invalid there sends the agent into a retry loop. Narrow excepts (KeyError, ValueError) may "
+           "answer Invalid. Fix: return an Error (`reply-audit migrate --select except-to-error`).")
+    valid = [Example(tree(server='''
+def f(rb: ReplyBuilder, d, k):
+    try:
+        v = d[k]
+    except KeyError:
+        return rb.invalid("WA-RES-I-001", {})
+    except Exception:
+        return rb.error("MCP-SYS-E-001", {})
+    return rb.success("WA-RES-S-001", {"v": v})
+'''))]
+    invalid = [Example(tree(server='''
+def f(rb: ReplyBuilder, d, k):
+    try:
+        v = d[k]
+    except Exception as exc:
+        return rb.invalid("WA-RES-I-001", {"error": str(exc)})
+    return rb.success("WA-RES-S-001", {"v": v})
+'''))]
+
+    def check(self, ctx):
+        for c in ctx.non_test_calls():
+            if c["except_kind"] in ("broad", "bare") and ctx.profile.method_type(c["method"]) == "I":
+                yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() inside a "
+                                   f"{c['except_kind']} except: a system failure must be an Error", col=c["col"],
+                                   function=c["function"], key=f"{c['method']}:{c['code']}")

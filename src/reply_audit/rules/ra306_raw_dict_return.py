@@ -1,0 +1,39 @@
+"""RA306: a handler returns a raw dict."""
+
+from .base import Example, Rule
+
+
+class RawDictReturn(Rule):
+    id = "RA306"
+    name = "raw-dict-return"
+    severity = "medium"
+    category = "call"
+    spec = "spec 000 §12; plan 001 phase 3"
+    doc = ("Raw dict returns were allowed only in phase 1, behind the safety wrapper's legacy auto-wrap "
+           "(MCP-SYS-S-900). In strict mode every handler returns a Reply. Fix: build the reply "
+           "(`reply-audit migrate --select dict-returns`): success-shaped dicts become rb.success(code, "
+           "data={...}), error-shaped ones Invalid, or Error inside an except.")
+    valid = [Example('''
+@mcp.tool()
+def notes_search(rb: ReplyBuilder, query):
+    def _row(x):
+        return {"name": x}
+    return rb.success("WA-READ-S-001", {"results": [_row(q) for q in query]})
+''', note="a dict returned by a nested helper is not the handler's return")]
+    invalid = [Example('''
+@mcp.tool()
+def notes_search(query):
+    if not query:
+        return {"error": "empty query"}
+    return dict(success=True, results=[])
+''', expect=2)]
+
+    def check(self, ctx):
+        for h in ctx.inventory.handlers:
+            if ctx.is_test(h["path"]):
+                continue
+            for r in h["returns"]:
+                if r["kind"] == "dict":
+                    keys = ", ".join(r["keys"][:4]) + ("…" if len(r["keys"]) > 4 else "")
+                    yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a raw dict "
+                                       f"({{{keys}}})", function=h["qualname"], key=",".join(r["keys"]))

@@ -1,0 +1,23 @@
+"""RA307: control flow that branches on message text."""
+
+from .base import Example, Rule
+
+
+class MessageBranching(Rule):
+    id = "RA307"
+    name = "message-branching"
+    severity = "medium"
+    category = "call"
+    spec = "spec 000 §1, §6; plan 001 phase 3"
+    doc = ("Messages are derived and may change at any time; agents and code branch on TYPE and CODE only. A "
+           "comparison or test on `.message` breaks silently when a message is reworded. Fix: compare "
+           "`reply.code` or `reply.reply_type`.")
+    valid = [Example('def f(reply):\n    if reply.code == "WA-RES-I-001":\n        return 1\n')]
+    invalid = [Example('def f(reply):\n    if reply.message == "Path not found":\n        return 1\n'
+                       '    if "denied" in reply.message.lower():\n        return 2\n', expect=2)]
+
+    def check(self, ctx):
+        for m in ctx.inventory.message_branches:
+            if not ctx.is_test(m["path"]):
+                yield self.finding(m["path"], m["line"], f"branches on message text ({m['kind']} on "
+                                   f"`{m['text']}`)", col=m["col"], function=m["function"], key=m["text"])

@@ -1,0 +1,69 @@
+"""RA401: the reply's wire shape lacks or misplaces a field of the envelope (F1)."""
+
+from .base import Example, Rule
+
+SPEC_SHAPE = '''
+class Meta:
+    trace_id: str
+    duration_ms: int
+    def to_dict(self):
+        return {"trace_id": self.trace_id, "duration_ms": self.duration_ms}
+
+class Reply:
+    meta: Meta
+    def to_dict(self):
+        return {"status": "success", "reply_type": "S", "data": {}, "meta": self.meta.to_dict(), "error": None}
+'''
+
+
+def envelope_diff(ctx, env):
+    """(missing, misplaced: {spec field: found at}, extra) for one serialized Reply class."""
+    spec = list(ctx.profile.section("envelope").get("fields", []))
+    have = env["fields"]
+    by_leaf = {}
+    for f in have:
+        by_leaf.setdefault(f.rsplit(".", 1)[-1], f)
+    missing, misplaced = [], {}
+    for field in spec:
+        if field in have:
+            continue
+        leaf = field.rsplit(".", 1)[-1]
+        if "." in field and leaf in by_leaf:
+            misplaced[field] = by_leaf[leaf]
+        elif "." not in field or field.rsplit(".", 1)[0] in have:
+            missing.append(field)  # a child of a missing parent is reported with its parent
+        elif field.rsplit(".", 1)[0] not in missing:
+            missing.append(field)
+    parents = {f.rsplit(".", 1)[0] for f in spec if "." in f}
+    extra = [f for f in have if f not in spec and f not in parents and f not in misplaced.values()]
+    return missing, misplaced, extra
+
+
+class EnvelopeFieldMissing(Rule):
+    id = "RA401"
+    name = "envelope-field-missing"
+    severity = "high"
+    category = "envelope"
+    spec = "spec 000 §8"
+    doc = ("The transport envelope has status, reply_type, data, meta.trace_id, meta.duration_ms and error "
+           "(the profile's [envelope] fields). The Reply classes' serializer (to_dict() ...) is read, nested "
+           "serializers included, and each spec field it lacks is reported, or reported as misplaced when the "
+           "same name sits elsewhere (trace.trace_id instead of meta.trace_id). Fix: produce the envelope "
+           "fields in the serializer, or decide (and write down in the profile) that the spec changes.")
+    valid = [Example(SPEC_SHAPE)]
+    invalid = [Example(SPEC_SHAPE.replace('"error": None', '"code": "x"').replace(
+        'return {"trace_id": self.trace_id, "duration_ms": self.duration_ms}', 'return {"trace_id": self.trace_id}'),
+        expect=2, note="error and meta.duration_ms missing")]
+
+    def check(self, ctx):
+        for env in ctx.inventory.envelopes:
+            missing, misplaced, _ = envelope_diff(ctx, env)
+            spec = ctx.profile.section("envelope").get("fields", [])
+            for field in missing:
+                children = [f for f in spec if f.startswith(field + ".") and f not in misplaced]
+                also = f" (nor {', '.join(f'`{c}`' for c in children)})" if children else ""
+                yield self.finding(env["path"], env["line"], f"{env['class']}.{env['method']}() has no `{field}` "
+                                   f"field of the envelope{also}", key=field)
+            for field, found in misplaced.items():
+                yield self.finding(env["path"], env["line"], f"{env['class']}.{env['method']}() puts `{found}` "
+                                   f"where the envelope has `{field}`", key=field)

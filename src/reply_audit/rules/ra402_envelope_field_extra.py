@@ -1,0 +1,24 @@
+"""RA402: the reply's wire shape has fields the envelope spec does not name (F10)."""
+
+from .base import Example, Rule
+from .ra401_envelope_field_missing import SPEC_SHAPE, envelope_diff
+
+
+class EnvelopeFieldExtra(Rule):
+    id = "RA402"
+    name = "envelope-field-extra"
+    severity = "low"
+    category = "envelope"
+    spec = "spec 000 §8"
+    doc = ("Fields on the wire that the envelope spec does not name (code, message, trace ...) are either "
+           "drift in the code or a gap in the spec that agents already rely on. Either way code and spec "
+           "disagree, and one of them must change. Fix: remove the field, or add it to the spec and to the "
+           "profile's [envelope] fields.")
+    valid = [Example(SPEC_SHAPE)]
+    invalid = [Example(SPEC_SHAPE.replace('"error": None', '"error": None, "code": "x", "message": "y"'), expect=2)]
+
+    def check(self, ctx):
+        for env in ctx.inventory.envelopes:
+            for field in envelope_diff(ctx, env)[2]:
+                yield self.finding(env["path"], env["line"], f"{env['class']}.{env['method']}() emits `{field}`, "
+                                   "which the envelope spec does not name", key=field)
