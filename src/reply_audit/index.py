@@ -269,7 +269,8 @@ class IndexBuilder:
                                           "function": lit.function})
             for use in f.message_uses:
                 inv.message_branches.append({"path": f.path, "line": use.line, "col": use.col, "kind": use.kind,
-                                             "text": use.text, "function": use.function})
+                                             "text": use.text, "function": use.function,
+                                             "owner_binding": use.owner_binding})
         return inv
 
     def resolve_ref(self, ref: str) -> str | None:
@@ -307,6 +308,7 @@ class IndexBuilder:
                     "code_ref": call.code_ref, "returned": call.returned, "in_except": call.in_except,
                     "except_kind": call.except_kind, "function": call.function, "in_builder": call.in_builder,
                     "guards": list(call.guards), "message": call.message,
+                    "guard_on_params": call.guard_on_params,
                 })
             for h in f.handlers:
                 counts: dict[str, int] = defaultdict(int)

@@ -524,7 +524,7 @@ class FactsExtractor:
                         and isinstance(func.value, ast.Attribute) and func.value.attr in self.message_attrs:
                     self.facts.message_uses.append(MessageUse(sub.lineno, sub.col_offset, "method",
                                                               f"{dotted_name(func.value) or ''}.{func.attr}()",
-                                                              function))
+                                                              function, self._owner_binding(func.value, ctx)))
             elif isinstance(sub, ast.Compare) and self.want_messages:
                 for operand in (sub.left, *sub.comparators):
                     if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute):
@@ -533,7 +533,8 @@ class FactsExtractor:
                         contains = any(isinstance(op, (ast.In, ast.NotIn)) for op in sub.ops)
                         self.facts.message_uses.append(MessageUse(
                             sub.lineno, sub.col_offset, "contains" if contains else "compare",
-                            f"{dotted_name(operand) or '.' + operand.attr}", function))
+                            f"{dotted_name(operand) or '.' + operand.attr}", function,
+                            self._owner_binding(operand, ctx)))
                         break
 
     def _call(self, node: ast.Call, func: ast.Attribute, ctx: _Ctx, returned: set[int] | None,
@@ -567,6 +568,7 @@ class FactsExtractor:
             in_builder=bool(ctx.cls and ctx.cls.is_builder),
             guards=[_guard_text(test, negated) for test, negated in ctx.guards[-GUARD_DEPTH:]],
             message=message,
+            guard_on_params=self._guard_on_params(ctx),
         ))
 
     # -------------------------------------------------------------- envelope
@@ -624,6 +626,24 @@ class FactsExtractor:
                         and owner.value.id == "self" and fields.get(owner.attr):
                     nested[key] = fields[owner.attr]
                     return
+
+    @staticmethod
+    def _owner_binding(attr: ast.Attribute, ctx: _Ctx) -> str | None:
+        """`reply.message`: the callee `reply` was assigned from, if known."""
+        owner = attr.value
+        if isinstance(owner, ast.Name):
+            for scope in reversed(ctx.functions):
+                if owner.id in scope.bindings:
+                    return scope.bindings[owner.id][0]
+        return None
+
+    @staticmethod
+    def _guard_on_params(ctx: _Ctx) -> bool:
+        fn = ctx.function
+        if not ctx.guards or fn is None or fn.args is None:
+            return False
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
+        return any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(ctx.guards[-1][0]))
 
     # ------------------------------------------------------------- constants
     def _finish_constants(self) -> None:

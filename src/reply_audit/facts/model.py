@@ -95,6 +95,7 @@ class CallFact:
     in_builder: bool           # enclosing class is itself a builder
     guards: list[str] = field(default_factory=list)  # tests of the enclosing ifs, outermost first (shortened)
     message: str | None = None  # a literal `message=` argument
+    guard_on_params: bool = False  # the innermost if-test reads a parameter of the function (input checking)
 
 
 @dataclass(slots=True)
@@ -144,6 +145,7 @@ class MessageUse:
     kind: str                  # compare | contains | method
     text: str
     function: str | None
+    owner_binding: str | None = None  # what the owner variable was assigned from (a call's callee)
 
 
 @dataclass(slots=True)

@@ -12,7 +12,8 @@ class TerminalNotReturned(Rule):
     spec = "spec 000 §10"
     doc = ("Invalid, Denied and Error are terminal: the reply must be returned at once. A terminal call used "
            "as a statement (or stored and ignored) is lost, and the code goes on to build another reply. Fix: "
-           "`return rb.denied(...)` (`reply-audit migrate --select terminal-return`).")
+           "`return rb.denied(...)` (`reply-audit migrate --select terminal-return`). Calls of a Reply class's "
+           "classmethod factories are not builder calls and are left alone.")
     valid = [Example(tree(server='''
 def f(rb: ReplyBuilder, path):
     if path.startswith("/sys"):
@@ -28,7 +29,10 @@ def f(rb: ReplyBuilder, path):
 
     def check(self, ctx):
         terminal = ctx.profile.terminal_types
+        factories = {f"{b['path']}::{b['qualname']}" for b in ctx.inventory.builders if b["kind"] == "factory"}
         for c in ctx.non_test_calls():
+            if c["builder"] in factories:
+                continue  # a Reply classmethod builds a value; the builder's terminal state is not involved
             if ctx.profile.method_type(c["method"]) in terminal and not c["returned"]:
                 yield self.finding(c["path"], c["line"], f"terminal {c['receiver']}.{c['method']}() is not "
                                    "returned", col=c["col"], function=c["function"],

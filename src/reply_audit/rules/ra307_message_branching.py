@@ -11,13 +11,22 @@ class MessageBranching(Rule):
     spec = "spec 000 §1, §6; plan 001 phase 3"
     doc = ("Messages are derived and may change at any time; agents and code branch on TYPE and CODE only. A "
            "comparison or test on `.message` breaks silently when a message is reworded. Fix: compare "
-           "`reply.code` or `reply.reply_type`.")
-    valid = [Example('def f(reply):\n    if reply.code == "WA-RES-I-001":\n        return 1\n')]
+           "`reply.code` or `reply.reply_type`. Only messages of replies count: the owner was assigned from a handler, "
+           "a builder method or a Reply class, or is named like one ([messages] reply_names).")
+    valid = [Example('def f(reply):\n    if reply.code == "WA-RES-I-001":\n        return 1\n'),
+             Example('def f(entries, q):\n    return [e for e in entries if q in e.message.lower()]\n',
+                     note="log entries have messages too")]
     invalid = [Example('def f(reply):\n    if reply.message == "Path not found":\n        return 1\n'
                        '    if "denied" in reply.message.lower():\n        return 2\n', expect=2)]
 
     def check(self, ctx):
+        handlers = {h["name"] for h in ctx.inventory.handlers}
+        replyish = handlers | set(ctx.profile.all_builder_methods) | set(ctx.profile.builder_list("reply_classes"))
+        names = set(ctx.profile.section("messages").get("reply_names", []))
         for m in ctx.inventory.message_branches:
+            owner = m["text"].split(".")[0]
+            if not (m.get("owner_binding") in replyish or owner in names):
+                continue  # `error.message` of a log entry is not a reply's message
             if not ctx.is_test(m["path"]):
                 yield self.finding(m["path"], m["line"], f"branches on message text ({m['kind']} on "
                                    f"`{m['text']}`)", col=m["col"], function=m["function"], key=m["text"])
