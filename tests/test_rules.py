@@ -57,3 +57,35 @@ def test_heuristic_findings_carry_a_confidence():
 
 def test_docs_rules_md_is_generated_from_the_rules():
     assert (REPO / "docs" / "rules.md").read_text(encoding="utf-8") == rules_markdown(RULES)
+
+
+def test_a_compliant_codebase_has_no_finding(tmp_path):
+    from reply_audit.rules._snippets import BUILDER, CODES
+    from reply_audit.rules.ra401_envelope_field_missing import SPEC_SHAPE
+
+    root = write_tree(tmp_path, {
+        "builder.py": BUILDER,
+        "codes.py": CODES + '\nLEGACY_TO_CANONICAL = {"FILE-OP-E-001": "MCP-SYS-E-001"}\n',
+        "reply.py": SPEC_SHAPE,
+        "server.py": '''
+            from builder import ReplyBuilder
+
+            @mcp.tool()
+            @mcp_safe_tool
+            def notes_search(query: str):
+                rb = ReplyBuilder()
+                try:
+                    hits = [q for q in query.split()]
+                except Exception as exc:
+                    return rb.error("MCP-SYS-E-001", {"error": str(exc)})
+                if not hits:
+                    return rb.success("WA-READ-S-001", {"results": []})
+                reply = rb.success("WA-READ-S-001", {"results": hits})
+                if reply.code == "WA-READ-S-001":
+                    return reply
+                return rb.invalid("WA-RES-I-001", {"query": query})
+        ''',
+        ".pre-commit-config.yaml": "repos:\n  - repo: local\n    hooks:\n      - id: reply-audit\n",
+    })
+    result = scan(root, load_profile("canonical", root))
+    assert [f"{f.rule} {f.path}:{f.line} {f.message}" for f in evaluate(result).findings] == []

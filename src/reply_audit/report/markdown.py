@@ -142,8 +142,9 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
     add(_findings_list(by_rule["RA304"]))
     add("### 3.2 Return discipline\n")
     terminal: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    factories = {f"{b['path']}::{b['qualname']}" for b in doc["builders"] if b["kind"] == "factory"}
     for c in calls:
-        if profile.method_type(c["method"]) in profile.terminal_types:
+        if profile.method_type(c["method"]) in profile.terminal_types and c["builder"] not in factories:
             terminal[c["path"]][0] += 1
             terminal[c["path"]][1] += c["returned"]
     add(_table([[f"`{p}`", n, ok, n - ok] for p, (n, ok) in sorted(terminal.items())] +

@@ -46,7 +46,9 @@ def requirements(ctx, evaluation) -> list[Requirement]:
     calls = ctx.non_test_calls()
     canonical = [c for r in ctx.canonical_registries() for c in r["codes"]]
     builders = ctx.instance_builders()
-    terminal = [c for c in calls if profile.method_type(c["method"]) in profile.terminal_types]
+    factories = {f"{b['path']}::{b['qualname']}" for b in inv.builders if b["kind"] == "factory"}
+    terminal = [c for c in calls if profile.method_type(c["method"]) in profile.terminal_types
+                and c["builder"] not in factories]
     in_except = [c for c in calls if c["in_except"]]
     coded = [c for c in calls if c["code"] and profile.is_code(c["code"])]
     returns = [r for h in inv.handlers if not ctx.is_test(h["path"]) for r in h["returns"]]

@@ -4,11 +4,12 @@ from .base import Example, Rule
 
 
 def tool_words(ctx) -> set[str]:
-    """Upper-cased words of the handler names (notes_read -> NOTES, READ), minus the listed AREAs."""
+    """Upper-cased words of the handler names (notes_read -> NOTES), minus verbs and the listed AREAs."""
+    stop = {w.lower() for w in ctx.profile.registries_value("tool_name_stopwords", [])}
     words = set()
     for h in ctx.inventory.handlers:
         for part in h["name"].split("_"):
-            if part:
+            if part and part.lower() not in stop:
                 words.add(part.upper())
     return words - set(ctx.profile.areas)
 
@@ -20,7 +21,8 @@ class AreaIsToolName(Rule):
     category = "registry"
     spec = "spec 000 §5"
     doc = ("AREA describes the domain, never the tool: tool identity belongs in structured data. An AREA that "
-           "matches a word of a handler's name (PLAYSET for ck3_playset, NOTES for notes_read) names a tool. "
+           "matches a word of a handler's name (PLAYSET for ck3_playset, NOTES for notes_read; verbs such as "
+           "close or search are not tool names, see [registries] tool_name_stopwords) names a tool. "
            "Fix: use the domain AREA (READ, WRITE, RES, ...) and put the tool name in data.")
     valid = [Example({
         "codes.py": 'class Codes:\n    A = ReplyCode("WA-READ-S-001")\n    B = ReplyCode("WA-RES-I-001")\n',
