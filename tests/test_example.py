@@ -175,3 +175,23 @@ def test_kept_reports_are_current(fmt, name):
 
 def test_json_report_round_trips(doc):
     assert json.loads(json.dumps(doc)) == doc
+
+
+def test_example_scorecard_and_plan():
+    from reply_audit.engine import evaluate
+    from reply_audit.report.scorecard import execution_plan, requirements
+    from reply_audit.rules.base import RuleContext
+
+    result = scan(EXAMPLE, load_profile(None, EXAMPLE))
+    ev = evaluate(result)
+    rows = {r.name: (r.status, r.ok, r.total) for r in requirements(RuleContext(result.inventory, result.profile,
+                                                                                 result.tooling), ev)}
+    assert rows["Terminal replies returned immediately"] == ("PARTIAL", 10, 11)  # 8 in server.py + 3 shadow
+    assert rows["Exception → Error, never Invalid"] == ("PARTIAL", 2, 3)
+    assert rows["Builder frozen after a terminal reply"] == ("FAIL", 0, 2)
+    assert rows["One active registry"] == ("FAIL", 0, 1)
+    assert rows["Handlers return replies, not raw dicts"] == ("PARTIAL", 15, 18)
+    assert rows["Legacy codes mapped or retired"] == ("PARTIAL", 13, 17)
+    assert [c.title for c in execution_plan(ev)] == [
+        "Spec reconciliation: the envelope", "One builder", "Frozen builder", "Call-site corrections",
+        "Registry consolidation", "Strict mode: handlers return replies", "Guard hook"]

@@ -2,7 +2,7 @@
 
 Each requirement counts what complies and what does not; its status is PASS
 (nothing fails), FAIL (nothing complies, or the requirement is absent) or
-PARTIAL. The plan groups findings into chunks in dependency order, as the hand
+PARTIAL; N/A when there is nothing to count (no builder, no serializer). The plan groups findings into chunks in dependency order, as the hand
 audit's execution plan does; a chunk appears only when it has findings.
 """
 
@@ -23,6 +23,8 @@ class Requirement:
     @property
     def status(self) -> str:
         bad = self.total - self.ok
+        if self.total == 0:
+            return "N/A"
         if bad == 0:
             return "PASS"
         if self.binary or self.ok == 0:
@@ -31,7 +33,7 @@ class Requirement:
 
     @property
     def status_icon(self) -> str:
-        return {"PASS": "✅ PASS", "PARTIAL": "⚠️ PARTIAL", "FAIL": "❌ FAIL"}[self.status]
+        return {"PASS": "✅ PASS", "PARTIAL": "⚠️ PARTIAL", "FAIL": "❌ FAIL", "N/A": "— N/A"}[self.status]
 
     @property
     def counts(self) -> str:
@@ -63,11 +65,11 @@ def requirements(ctx, evaluation) -> list[Requirement]:
                     max(len(builders) - n.get("RA201", 0) - sum(1 for b in builders if b["forbidden_methods"]
                                                                 or b["missing_methods"]), 0)
                     if n.get("RA204", 0) == 0 else 0,
-                    max(len(builders), 1), ("RA201", "RA202", "RA204"), "builders"),
+                    1 if not builders else len(builders), ("RA201", "RA202", "RA204"), "builders"),
         Requirement("Terminal replies returned immediately", len(terminal) - n.get("RA303", 0), len(terminal),
                     ("RA303",), "terminal calls"),
         Requirement("Builder frozen after a terminal reply", sum(1 for b in builders if b["frozen_after_terminal"]),
-                    max(len(builders), 1), ("RA205",), "builders", binary=len(builders) <= 1),
+                    len(builders), ("RA205",), "builders", binary=len(builders) <= 1),
         Requirement("Layer ownership (registry codes and builder validation)",
                     len(canonical) - n.get("RA103", 0) + sum(1 for b in builders if b["validates_layer"]),
                     len(canonical) + len(builders), ("RA103", "RA206"), "codes and builders"),
@@ -80,7 +82,7 @@ def requirements(ctx, evaluation) -> list[Requirement]:
                     len([c for c in calls if profile.method_type(c["method"]) == "I"]) - n.get("RA305", 0),
                     len([c for c in calls if profile.method_type(c["method"]) == "I"]), ("RA305",), "Invalid replies"),
         Requirement("Standard envelope shape", envelope_fields * len(inv.envelopes) - n.get("RA401", 0),
-                    envelope_fields * max(len(inv.envelopes), 1), ("RA401", "RA402"), "envelope fields"),
+                    envelope_fields * len(inv.envelopes), ("RA401", "RA402"), "envelope fields"),
         Requirement("One active registry", 1 if n.get("RA107", 0) == 0 and ctx.canonical_registries() else 0, 1,
                     ("RA107",), binary=True),
         Requirement("Legacy codes mapped or retired", sum(1 for c in legacy if c["class"] in (
