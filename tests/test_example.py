@@ -187,7 +187,7 @@ def test_example_scorecard_and_plan():
     rows = {r.name: (r.status, r.ok, r.total) for r in requirements(RuleContext(result.inventory, result.profile,
                                                                                  result.tooling), ev)}
     assert rows["Terminal replies returned immediately"] == ("PARTIAL", 10, 11)  # 8 in server.py + 3 shadow
-    assert rows["Exception → Error, never Invalid"] == ("PARTIAL", 2, 3)
+    assert rows["Exception → Error, never Invalid"] == ("PARTIAL", 3, 4)  # server.py 55, 66, 68; safety.py 24
     assert rows["Builder frozen after a terminal reply"] == ("FAIL", 0, 2)
     assert rows["One active registry"] == ("FAIL", 0, 1)
     assert rows["Handlers return replies, not raw dicts"] == ("PARTIAL", 15, 18)
