@@ -21,14 +21,6 @@ class Codes:
 class Codes:
     A = ReplyCode("WA-RES-I-001")
     B = ReplyCode("MCP-SYS-E-000")
-    C = ReplyCode("WA-RES-I-002")
-    D = ReplyCode("WA-RES-I-003")
-    E = ReplyCode("WA-RES-I-004")
-    F = ReplyCode("WA-RES-I-005")
-    G = ReplyCode("WA-RES-I-006")
-    H = ReplyCode("WA-RES-I-007")
-    I = ReplyCode("WA-RES-I-008")
-    J = ReplyCode("WA-RES-I-009")
 ''', note="NNN 000 is outside 001-999")]
 
     def check(self, ctx):
