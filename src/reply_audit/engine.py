@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import UserError
+from .errors import EXIT_FINDINGS, EXIT_OK, UserError
 from .rules import all_rules
 from .rules.base import SEVERITIES, Finding, Rule, RuleContext
 from .scan import ScanResult
@@ -104,7 +104,7 @@ def evaluate(result: ScanResult, select: list[str] | None = None, ignore: list[s
 
 def exit_code(evaluation: Evaluation, fail_on: str) -> int:
     if fail_on == "none":
-        return 0
+        return EXIT_OK
     from .rules.base import at_least
 
-    return 1 if any(at_least(f.severity, fail_on) for f in evaluation.findings) else 0
+    return EXIT_FINDINGS if any(at_least(f.severity, fail_on) for f in evaluation.findings) else EXIT_OK

@@ -347,7 +347,7 @@ class IndexBuilder:
                 by_class.setdefault(env.cls, (f.path, env))
 
         def flatten(cls: str, prefix: str, depth: int) -> list[str]:
-            path, env = by_class[cls]
+            env = by_class[cls][1]
             out = []
             for key in env.keys:
                 out.append(prefix + key)

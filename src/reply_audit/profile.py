@@ -197,9 +197,6 @@ class Profile:
             return False
         return not rule.allowed or parts.type in rule.allowed
 
-    def area_known(self, parts: CodeParts) -> bool:
-        return parts.area in self.areas
-
     def number_valid(self, parts: CodeParts) -> bool:
         codes = self.section("codes")
         return int(codes.get("number_min", 0)) <= parts.number <= int(codes.get("number_max", 999))

@@ -39,21 +39,17 @@ def _locs(items: list[tuple[str, int]]) -> str:
     return shown + (f" +{len(items) - MAX_LOCATIONS} more" if len(items) > MAX_LOCATIONS else "")
 
 
-def _coverage_frame(registry: dict[str, Any], layers: list[str], letters: list[str]) -> str:
+def _coverage_frame(registry: dict[str, Any]) -> str:
+    """The registry's layer × type coverage (computed once, in summary.coverage) with totals, via pandas."""
     import pandas as pd
 
-    codes = [c for c in registry["codes"] if c["layer"]]
-    if not codes:
+    if not any(any(row.values()) for row in registry["coverage"].values()):
         return "_no parseable codes_\n"
-    frame = pd.DataFrame(codes)
-    table = pd.crosstab(frame["layer"], frame["type"])
-    order = layers + sorted(l for l in table.index if l not in layers)
-    cols = letters + sorted(t for t in table.columns if t not in letters)
-    table = table.reindex(index=order, columns=cols, fill_value=0)
+    table = pd.DataFrame.from_dict(registry["coverage"], orient="index")
     table["Total"] = table.sum(axis=1)
     table.loc["Total"] = table.sum(axis=0)
     rows = [[idx, *[int(v) for v in row]] for idx, row in table.iterrows()]
-    return _table(rows, ["Layer", *cols, "Total"])
+    return _table(rows, ["Layer", *table.columns])
 
 
 def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> str:
@@ -64,7 +60,6 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
     s = doc["summary"]
     profile = result.profile
     ctx = RuleContext(result.inventory, profile, result.tooling)
-    layers, letters = list(profile.layers), list(profile.type_letters)
     by_rule: dict[str, list] = defaultdict(list)
     for f in evaluation.findings:
         by_rule[f.rule].append(f)
@@ -109,7 +104,7 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
     for r in doc["registries"]:
         if r["role"] != "test":
             add(f"### Layer × type coverage — {r['name']} ({r['role']})\n")
-            add(_coverage_frame(r, layers, letters))
+            add(_coverage_frame(r))
     add("### Duplicate and shared codes\n")
     add(_table([[d["registry"], d["code"], d["count"], ", ".join(map(str, d["lines"]))] for d in doc["duplicates"]],
                ["Registry", "Code", "Times", "Lines"]))
