@@ -1,7 +1,9 @@
 """The `reply-audit` command line (typer).
 
-Commands: `scan PATH`, `profile show [NAME]`, `profile list`. Exit codes:
-0 success, 2 usage or configuration error (one line on stderr, no traceback).
+Commands: `scan PATH`, `migrate PATH`, `rules`, `codemods`, `profile show [NAME]`,
+`profile list`. Exit codes: 0 success, 1 findings (scan) or changes pending /
+refused rewrites (migrate), 2 usage or configuration error (one line on
+stderr, no traceback).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Annotated, Optional
 import typer
 
 from . import __version__
-from .errors import EXIT_USAGE, UserError
+from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
 app = typer.Typer(
     name="reply-audit",
@@ -157,6 +159,89 @@ def render(format: ScanFormat, result, evaluation, show_suppressed: bool = False
     from .report.table import render_table
 
     return render_table(result, evaluation, show_suppressed)
+
+
+class MigrateFormat(str, Enum):
+    diff = "diff"
+    json = "json"
+
+
+@app.command()
+def migrate(
+    path: Annotated[Path, typer.Argument(help="Directory (or file) to migrate.")],
+    select: Annotated[Optional[list[str]], typer.Option(
+        "--select", help="Codemods to run (comma-separated or repeated); `reply-audit codemods` lists them.")] = None,
+    phase: Annotated[Optional[int], typer.Option(
+        "--phase", help="Only the codemods of one phase of plan 001: 1 safety net, 2 domain adoption, "
+                        "3 strict mode.")] = None,
+    apply: Annotated[bool, typer.Option("--apply", help="Write the rewritten files (default: only show the diff).")]
+    = False,
+    check: Annotated[bool, typer.Option("--check", help="Exit 1 when anything would change.")] = False,
+    allow_dirty: Annotated[bool, typer.Option(
+        "--allow-dirty", help="With --apply, also rewrite files that have uncommitted changes in git.")] = False,
+    format: Annotated[MigrateFormat, typer.Option("--format", "-f", help="diff (unified diff on stdout) or json.")]
+    = MigrateFormat.diff,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the diff or JSON to this file.")] = None,
+    profile: Annotated[Optional[str], typer.Option(
+        "--profile", help="Built-in profile name or a profile .toml file.")] = None,
+    mapping: Annotated[Optional[list[Path]], typer.Option(
+        "--mapping", help="Extra mapping file (.toml or .csv): legacy codes, [tools.HANDLER] codes.")] = None,
+) -> None:
+    """Rewrite PATH onto canonical builder calls: show the diff, or write it with --apply."""
+    from .codemods import select_codemods
+    from .migrate import migrate as run_migrate, write
+    from .profile import load_profile
+    from .report.migrate_report import render_json, render_summary
+    from .scan import scan as run_scan
+
+    try:
+        if not path.exists():
+            raise UserError(f"path {str(path)!r} does not exist")
+        if apply and check:
+            raise UserError("--apply and --check exclude each other: --check only reports")
+        chosen = select_codemods(_split(select), phase)
+        root_dir = path if path.is_dir() else path.parent
+        effective = load_profile(profile, root_dir)
+        result = run_migrate(run_scan(path, effective, list(mapping or []), display_root=path.as_posix()), chosen)
+        if apply:
+            write(result, allow_dirty=allow_dirty)
+        display = path.as_posix()
+        if format is MigrateFormat.json:
+            write_output(render_json(result, apply, display), out)
+        elif not apply or out is not None:
+            write_output(result.diff(), out)
+        typer.echo(render_summary(result, apply, display), err=True, nl=False)
+    except UserError as exc:
+        typer.echo(f"reply-audit: error: {exc.message}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    if result.refused or (check and result.changed):
+        raise typer.Exit(EXIT_FINDINGS)
+    raise typer.Exit(EXIT_OK)
+
+
+@app.command()
+def codemods(
+    name: Annotated[Optional[str], typer.Argument(help="A codemod to explain.")] = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="text or md (the docs/codemods.md page).")] = "text",
+) -> None:
+    """List the codemods of `migrate`, or explain one."""
+    from .codemods import all_codemods, get_codemod
+    from .report.codemods_doc import codemods_markdown, codemods_table, explain_codemod
+
+    if name:
+        found = get_codemod(name)
+        if found is None:
+            typer.echo(f"reply-audit: error: unknown codemod {name!r}; `reply-audit codemods` lists them", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        typer.echo(explain_codemod(found), nl=False)
+        return
+    if format == "md":
+        typer.echo(codemods_markdown(all_codemods()), nl=False)
+    elif format == "text":
+        typer.echo(codemods_table(all_codemods()), nl=False)
+    else:
+        typer.echo(f"reply-audit: error: --format {format!r}: use text or md", err=True)
+        raise typer.Exit(EXIT_USAGE)
 
 
 @app.command()

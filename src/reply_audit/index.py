@@ -83,6 +83,7 @@ class Inventory:
     registry_imports: list[dict[str, Any]] = field(default_factory=list)
     message_branches: list[dict[str, Any]] = field(default_factory=list)
     envelopes: list[dict[str, Any]] = field(default_factory=list)
+    markers: list[dict[str, Any]] = field(default_factory=list)  # `# reply-audit: default-code` left by migrate
     # not serialized: joined objects for rules and reports
     canonical_codes: set[str] = field(default_factory=set)
     test_files: set[str] = field(default_factory=set)
@@ -233,7 +234,7 @@ class IndexBuilder:
                 "path": path, "line": m.line, "name": m.name,
                 "source": "code" if m not in self.mapping_files else "file",
                 "entries": [
-                    {"legacy": e.legacy, "canonical": e.canonical, "line": e.line,
+                    {"legacy": e.legacy, "canonical": e.canonical, "line": e.line, "value_span": e.value_span,
                      "class": classify_mapping_entry(self.profile, e.canonical, inv.canonical_codes),
                      "legacy_known": e.legacy in inv.legacy_code_set}
                     for e in m.entries
@@ -266,7 +267,11 @@ class IndexBuilder:
                     {"line": s.line, "message": s.message} for s in f.skipped]})
             for lit in f.code_literals:
                 inv.code_literals.append({"path": f.path, "line": lit.line, "col": lit.col, "code": lit.code,
-                                          "function": lit.function})
+                                          "function": lit.function, "end_line": lit.end_line,
+                                          "end_col": lit.end_col})
+            for line, names in f.markers.items():
+                for name in names:
+                    inv.markers.append({"path": f.path, "line": int(line), "marker": name})
             for use in f.message_uses:
                 inv.message_branches.append({"path": f.path, "line": use.line, "col": use.col, "kind": use.kind,
                                              "text": use.text, "function": use.function,
@@ -308,7 +313,7 @@ class IndexBuilder:
                     "code_ref": call.code_ref, "returned": call.returned, "in_except": call.in_except,
                     "except_kind": call.except_kind, "function": call.function, "in_builder": call.in_builder,
                     "guards": list(call.guards), "message": call.message,
-                    "guard_on_params": call.guard_on_params,
+                    "guard_on_params": call.guard_on_params, "bare": call.bare, "followed": call.followed,
                 })
             for h in f.handlers:
                 counts: dict[str, int] = defaultdict(int)
@@ -318,10 +323,14 @@ class IndexBuilder:
                     if kind == "call":
                         kind = "builder" if r.call is not None and kept.get(r.call) else "other"
                     counts[kind] += 1
-                    returns.append({"line": r.line, "kind": kind, "keys": r.keys, "in_except": r.in_except})
+                    returns.append({"line": r.line, "col": r.col, "end_line": r.end_line, "end_col": r.end_col,
+                                    "kind": kind, "keys": r.keys,
+                                    "in_except": r.in_except, "except_kind": r.except_kind, "literal": r.literal,
+                                    "value_span": r.value_span, "key_values": r.key_values})
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,
+                    "end_line": h.end_line, "local_names": h.local_names, "top_calls": h.top_calls,
                 })
         canonical = self.profile.builder_methods
         forbidden = self.profile.forbidden_methods

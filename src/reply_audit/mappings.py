@@ -8,6 +8,10 @@ Two formats, chosen by extension:
 * CSV: a header with `legacy` and `canonical` columns (extra columns are
   ignored); an empty, `null`, `None` or retired value retires the code.
 
+A TOML file may also carry per-handler codes for `reply-audit migrate`
+(`dict-returns`): a `[tools.HANDLER]` table of builder method -> code, e.g.
+`success = "WA-READ-S-001"`.
+
 Every key must look like a code; a bad file is a user error (exit 2).
 """
 
@@ -49,8 +53,9 @@ def load_mapping_file(path: Path, profile: Profile, display: str | None = None) 
     except UnicodeDecodeError:
         raise UserError(f"mapping file {origin!r} is not UTF-8 text") from None
     suffix = path.suffix.lower()
+    tools: dict[str, dict[str, str]] = {}
     if suffix == ".toml":
-        entries = _toml_entries(text, profile, origin)
+        entries, tools = _toml_entries(text, profile, origin)
     elif suffix == ".csv":
         entries = _csv_entries(text, profile, origin)
     else:
@@ -61,14 +66,34 @@ def load_mapping_file(path: Path, profile: Profile, display: str | None = None) 
                 f"{origin}:{entry.line}: key {entry.legacy!r} does not look like a code "
                 f"({profile.section('codes').get('format', 'see [codes] pattern')})"
             )
-    return MappingFact(name=origin, line=1, entries=entries)
+    return MappingFact(name=origin, line=1, entries=entries, tools=tools)
 
 
-def _toml_entries(text: str, profile: Profile, origin: str) -> list[MappingEntry]:
+def _tool_codes(value: object, profile: Profile, origin: str) -> dict[str, dict[str, str]]:
+    """`[tools.HANDLER]` tables: the codes `migrate` uses for that handler's raw dict returns."""
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise UserError(f"mapping file {origin!r}: [tools] must hold [tools.HANDLER] tables of method = \"CODE\"")
+    out: dict[str, dict[str, str]] = {}
+    for handler, codes in value.items():
+        for method, code in codes.items():
+            letter = profile.builder_methods.get(method)
+            if letter is None:
+                raise UserError(f"mapping file {origin!r}: [tools.{handler}] {method!r} is not a builder method "
+                                f"({', '.join(profile.builder_methods)})")
+            parts = profile.parse_code(code) if isinstance(code, str) else None
+            if parts is None or parts.type != letter:
+                raise UserError(f"mapping file {origin!r}: [tools.{handler}] {method} = {code!r} must be a "
+                                f"{letter} code")
+        out[handler] = {m: c for m, c in codes.items()}
+    return out
+
+
+def _toml_entries(text: str, profile: Profile, origin: str) -> tuple[list[MappingEntry], dict[str, dict[str, str]]]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"mapping file {origin!r} is not valid TOML: {exc}") from None
+    tools = _tool_codes(data.pop("tools"), profile, origin) if "tools" in data else {}
     table = data.get("mapping", data)
     if not isinstance(table, dict):
         raise UserError(f"mapping file {origin!r}: [mapping] must be a table of \"LEGACY\" = \"CANONICAL\"")
@@ -83,7 +108,7 @@ def _toml_entries(text: str, profile: Profile, origin: str) -> list[MappingEntry
             raise UserError(f"mapping file {origin!r}: unexpected table [{key}]; expected \"LEGACY\" = \"CANONICAL\"")
         entries.append(MappingEntry(legacy=key, canonical=_target(value, profile, origin, key),
                                     line=lines.get(key, 1)))
-    return entries
+    return entries, tools
 
 
 def _csv_entries(text: str, profile: Profile, origin: str) -> list[MappingEntry]:

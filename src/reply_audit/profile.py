@@ -34,6 +34,7 @@ PYPROJECT_TABLE = ("tool", "reply-audit")
 # area, a new builder method), not settings of the tool: any key is accepted.
 OPEN_TABLES = frozenset({
     "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods", "rules.severity",
+    "migrate.remap",
 })
 # Keys of [tool.reply-audit] that are not profile keys.
 META_KEYS = frozenset({"profile", "extends"})
@@ -250,6 +251,18 @@ class Profile:
     def retired_values(self) -> frozenset[str]:
         return frozenset(self.section("mappings").get("retired_values", []))
 
+    def migrate_value(self, key: str, default: Any = None) -> Any:
+        """A key of [migrate], or of one of its sub-tables with a dotted key (`dict_returns.success_code`)."""
+        table: Any = self.section("migrate")
+        *heads, last = key.split(".")
+        for head in heads:
+            table = table.get(head, {}) if isinstance(table, dict) else {}
+        return table.get(last, default) if isinstance(table, dict) else default
+
+    def method_for_type(self, letter: str) -> str | None:
+        """The canonical builder method that builds TYPE letter (`E` -> `error`)."""
+        return next((m for m, t in self.builder_methods.items() if t == letter), None)
+
     def registries_value(self, key: str, default: Any = None) -> Any:
         return self.section("registries").get(key, default)
 
@@ -289,6 +302,33 @@ def _validate(data: dict[str, Any], origin: str) -> None:
     for method, target in data.get("builder", {}).get("forbidden_methods", {}).items():
         if target not in methods:
             raise UserError(f"{origin}: [builder.forbidden_methods] {method} = {target!r} is not a builder method")
+    _validate_migrate(data, origin, compiled, letters)
+
+
+def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[str], letters: list[str]) -> None:
+    migrate = data.get("migrate", {})
+    layers = data.get("layers", {})
+    for letter, owners in migrate.get("remap", {}).items():
+        if letter not in letters:
+            raise UserError(f"{origin}: [migrate.remap] {letter} is not a type letter {letters}")
+        owners = [owners] if isinstance(owners, str) else owners
+        bad = [o for o in owners if o not in layers] if isinstance(owners, list) else [owners]
+        if bad:
+            raise UserError(f"{origin}: [migrate.remap] {letter} names unknown layer(s) {bad}; known: {list(layers)}")
+    wanted = {("except_to_error", "code"): "E", ("dict_returns", "success_code"): "S",
+              ("dict_returns", "invalid_code"): "I", ("dict_returns", "error_code"): "E"}
+    for (table, key), letter in wanted.items():
+        code = migrate.get(table, {}).get(key)
+        if code is None:
+            continue
+        match = compiled.match(code) if isinstance(code, str) else None
+        if match is None or match.group("type") != letter:
+            raise UserError(f"{origin}: [migrate.{table}] {key} = {code!r} must be a {letter} code in the "
+                            "[codes] format")
+    for key in ("builder_setup", "builder_imports", "safety_imports"):
+        value = migrate.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UserError(f"{origin}: [migrate] {key} must be a list of strings")
 
 
 def _resolve_base(spec: str, relative_to: Path | None) -> tuple[dict[str, Any], str]:

@@ -32,26 +32,47 @@ class ScanResult:
     inventory: Inventory
     mapping_files: list[str] = field(default_factory=list)
     tooling: dict[str, object] = field(default_factory=dict)
+    mapping_facts: list[MappingFact] = field(default_factory=list)
+    discovery_problems: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def tool_codes(self) -> dict[str, dict[str, str]]:
+        """Per-handler codes for `migrate` from mapping files ([tools.HANDLER]); later files win."""
+        out: dict[str, dict[str, str]] = {}
+        for fact in self.mapping_facts:
+            for handler, codes in fact.tools.items():
+                out.setdefault(handler, {}).update(codes)
+        return out
 
 
 SUPPRESSION = re.compile(r"#\s*reply-audit:\s*ignore(?:\[([A-Za-z0-9_, ]*)\])?")
+# Markers left by `reply-audit migrate` for a human to act on (RA310 reports them).
+MARKER = re.compile(r"#\s*reply-audit:\s*(default-code)\b")
 PRECOMMIT_FILES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
 
 
 def suppressions_of(source: bytes) -> dict[str, list[str]]:
     """`# reply-audit: ignore[RA101, RA303]` on a line (or alone on the line above it)."""
+    return comment_directives(source)[0]
+
+
+def comment_directives(source: bytes) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Suppressions (line -> rule ids, [] = all) and migrate's markers (line -> marker names)."""
     if b"reply-audit:" not in source:
-        return {}
+        return {}, {}
     out: dict[str, list[str]] = {}
+    markers: dict[str, list[str]] = {}
     try:
         tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError):
-        return {}
+        return {}, {}
     code_lines = {t.start[0] for t in tokens if t.type not in (
         tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)}
     for tok in tokens:
         if tok.type != tokenize.COMMENT:
             continue
+        for mark in MARKER.finditer(tok.string):
+            markers.setdefault(str(tok.start[0]), []).append(mark.group(1))
         match = SUPPRESSION.search(tok.string)
         if not match:
             continue
@@ -60,7 +81,7 @@ def suppressions_of(source: bytes) -> dict[str, list[str]]:
         targets = [line] if line in code_lines else [line, line + 1]
         for target in targets:
             out.setdefault(str(target), ids)
-    return out
+    return out, markers
 
 
 def tooling_facts(root: Path, profile: Profile) -> dict[str, object]:
@@ -84,7 +105,7 @@ def tooling_facts(root: Path, profile: Profile) -> dict[str, object]:
 
 def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
     facts = FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")))
-    facts.suppressions = suppressions_of(source)
+    facts.suppressions, facts.markers = comment_directives(source)
     parsed = parse_source(source, rel)
     facts.parser = parsed.parser
     facts.skipped = parsed.skipped
@@ -126,9 +147,27 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
     mapping_facts, mapping_names = load_mappings(found.root, profile, list(mapping_paths or []))
     extractor = FactsExtractor(profile)
     files = [facts_for_file(found.root, rel, profile, extractor) for rel in found.files]
+    return ScanResult(root=found.root, display_root=display_root or str(root), profile=profile, files=files,
+                      inventory=_inventory(profile, files, mapping_facts, found.problems),
+                      mapping_files=mapping_names, tooling=tooling_facts(found.root, profile),
+                      mapping_facts=mapping_facts, discovery_problems=list(found.problems))
+
+
+def _inventory(profile: Profile, files: list[FileFacts], mapping_facts: list[MappingFact],
+               problems: list[tuple[str, str]]) -> Inventory:
     inventory = build_inventory(profile, files, mapping_facts)
-    for rel, reason in found.problems:
+    for rel, reason in problems:
         inventory.unparseable.append({"path": rel, "line": 1, "col": 0, "message": reason})
     inventory.unparseable.sort(key=lambda u: (u["path"], u["line"]))
-    return ScanResult(root=found.root, display_root=display_root or str(root), profile=profile, files=files,
-                      inventory=inventory, mapping_files=mapping_names, tooling=tooling_facts(found.root, profile))
+    return inventory
+
+
+def rescan(result: ScanResult, changed: dict[str, bytes]) -> ScanResult:
+    """The scan of RESULT's tree with some files' contents replaced (in memory): only those are re-read."""
+    extractor = FactsExtractor(result.profile)
+    files = [facts_for_source(changed[f.path], f.path, result.profile, extractor) if f.path in changed else f
+             for f in result.files]
+    return ScanResult(root=result.root, display_root=result.display_root, profile=result.profile, files=files,
+                      inventory=_inventory(result.profile, files, result.mapping_facts, result.discovery_problems),
+                      mapping_files=result.mapping_files, tooling=result.tooling,
+                      mapping_facts=result.mapping_facts, discovery_problems=result.discovery_problems)

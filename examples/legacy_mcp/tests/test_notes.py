@@ -20,12 +20,24 @@ def test_read_missing_then_written():
     assert reply.trace_id
 
 
-def test_raw_dict_tools_are_wrapped_as_legacy_success():
+def payload(reply):
+    """The tool's data, whether the safety net wrapped a raw dict (MCP-SYS-S-900) or the tool built the reply."""
+    return reply.data["payload"] if reply.code == "MCP-SYS-S-900" else reply.data
+
+
+def test_search_and_stats_keep_their_payload():
+    # raw dicts today (wrapped by the safety net); builder replies once migrated: the payload is the same
     server.NOTES["a"] = "needle"
     reply = server.notes_search("needle")
-    assert (reply.reply_type, reply.code) == ("S", "MCP-SYS-S-900")
-    assert reply.data["payload"]["results"] == ["a"]
-    assert server.notes_stats().data["payload"]["count"] == 1
+    assert reply.reply_type == "S"
+    assert (payload(reply)["results"], payload(reply)["count"]) == (["a"], 1)
+    assert payload(server.notes_stats())["count"] == 1
+    assert payload(server.notes_search(""))["error"] == "query must not be empty"
+
+
+def test_lock():
+    assert server.notes_lock("a").code == "WA-WRITE-S-001"
+    assert server.SESSION["locked"] == ["a"]
 
 
 def test_delete_and_status():

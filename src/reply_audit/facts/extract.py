@@ -69,6 +69,84 @@ _WITHS = frozenset({ast.With, ast.AsyncWith})
 _TRIES = frozenset({ast.Try, getattr(ast, "TryStar", ast.Try)})
 
 
+def _module_names(body: list[ast.stmt]) -> set[str]:
+    """Names a module binds at its top level (also inside top-level if/try blocks)."""
+    names: set[str] = set()
+    for stmt in _iter_block(body):
+        if isinstance(stmt, (*FUNCTIONS, ast.ClassDef)):
+            names.add(stmt.name)
+        elif isinstance(stmt, ast.Import):
+            names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        elif isinstance(stmt, ast.ImportFrom):
+            names.update(a.asname or a.name for a in stmt.names)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            for target in targets:
+                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Every name a function binds in its own scope (not in nested functions or classes)."""
+    args = node.args
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    stack: list[ast.AST] = list(node.body)
+    while stack:
+        sub = stack.pop()
+        if isinstance(sub, (*FUNCTIONS, ast.ClassDef)):
+            names.add(sub.name)
+            continue
+        if isinstance(sub, ast.Lambda):
+            continue
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            names.add(sub.id)
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in sub.names)
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            names.add(sub.name)
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            names.update(sub.names)
+        stack.extend(ast.iter_child_nodes(sub))
+    return names
+
+
+def _top_calls(body: list[ast.stmt]) -> dict[str, list]:
+    """`name = Callee(...)` statements of a function's top block: name -> [callee, line] (the first one)."""
+    out: dict[str, list] = {}
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and isinstance(stmt.value, ast.Call):
+            callee = _callee(stmt.value)
+            if callee:
+                out.setdefault(stmt.targets[0].id, [callee, stmt.lineno])
+    return out
+
+
+def _literal_kind(node: ast.AST) -> str:
+    if isinstance(node, ast.Constant):
+        if node.value is True:
+            return "true"
+        if node.value is False:
+            return "false"
+        if node.value is None:
+            return "none"
+        if isinstance(node.value, str):
+            return "str"
+    return "other"
+
+
+def _key_values(value: ast.expr | None) -> dict[str, str]:
+    """For a returned `{...}` or `dict(...)`: each literal key and what kind of value it holds."""
+    if isinstance(value, ast.Dict):
+        pairs = [(str_value(k), v) for k, v in zip(value.keys, value.values) if k is not None]
+    elif isinstance(value, ast.Call):
+        pairs = [(kw.arg, kw.value) for kw in value.keywords if kw.arg]
+    else:
+        return {}
+    return {k: _literal_kind(v) for k, v in pairs if k is not None}
+
+
 def class_like(name: str | None) -> bool:
     """`ReplyBuilder`, `_ReplyBuilder`: a name spelt like a class."""
     return bool(name) and name.lstrip("_")[:1].isupper()
@@ -179,6 +257,7 @@ class FactsExtractor:
         self.code_keyword = profile.builder_value("code_keyword", "code")
         self.code_position = int(profile.builder_value("code_position", 0))
         self.decorators = profile.handler_decorators
+        self.safety = str(profile.section("handlers").get("safety_decorator", "") or "")
         self.serializers = frozenset(profile.section("envelope").get("serializers", []))
         self.message_attrs = profile.message_attributes
         method_alt = "|".join(sorted(re.escape(m) for m in self.methods)) or "(?!)"
@@ -199,6 +278,8 @@ class FactsExtractor:
         self.mapping_by_name: dict[str, MappingFact] = {}
         self.constants: list[tuple[str, ast.stmt, str]] = []
         self.instantiated: set[tuple[str, int]] = set()
+        self._bare: tuple[int, bool] = (0, False)
+        facts.bound_names = sorted(_module_names(tree.body))
         module = _Function(qualname="", body=tree.body, args=None, extractor=self)
         self._module = module
         self._block(tree.body, _Ctx())
@@ -305,7 +386,11 @@ class FactsExtractor:
 
     # ------------------------------------------------------------- statements
     def _block(self, body: list[ast.stmt], ctx: _Ctx) -> None:
-        for stmt in body:
+        last = len(body) - 1
+        for i, stmt in enumerate(body):
+            if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
+                # a call whose value is dropped: `rb.denied(...)` as a statement
+                self._bare = (id(stmt.value), i < last)
             self._stmt(stmt, ctx)
 
     def _stmt(self, stmt: ast.stmt, ctx: _Ctx) -> None:
@@ -362,12 +447,18 @@ class FactsExtractor:
         return f"{ctx.prefix}.{name}" if ctx.prefix else name
 
     def _handler_decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-        found = []
+        """The handler and safety decorators of a function, or [] when it is no handler."""
+        found, handler = [], False
         for dec in node.decorator_list:
             name = dotted_name(dec.func if isinstance(dec, ast.Call) else dec)
-            if name and any(name == d or name.endswith("." + d) for d in self.decorators):
+            if not name:
+                continue
+            if any(name == d or name.endswith("." + d) for d in self.decorators):
                 found.append(name)
-        return found
+                handler = True
+            elif self.safety and (name == self.safety or name.endswith("." + self.safety)):
+                found.append(name)
+        return found if handler else []
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, ctx: _Ctx) -> None:
         for dec in node.decorator_list:
@@ -376,7 +467,9 @@ class FactsExtractor:
         decorators = self._handler_decorators(node)
         handler = None
         if decorators:
-            handler = HandlerFact(name=node.name, qualname=qualname, line=node.lineno, decorators=decorators)
+            handler = HandlerFact(name=node.name, qualname=qualname, line=node.lineno, decorators=decorators,
+                                  end_line=node.end_lineno or node.lineno, local_names=sorted(_local_names(node)),
+                                  top_calls=_top_calls(node.body))
             self.facts.handlers.append(handler)
         is_method = ctx.cls is not None and ctx.prefix == ctx.cls.qualname
         returns = None if is_method else _annotation_class(node.returns)
@@ -487,12 +580,20 @@ class FactsExtractor:
                                                         returns=callee))
         if fn.handler is None:
             return
+        literal = False
         if isinstance(value, ast.Name) and value.id in fn.value_kinds:
             kind, call, keys = fn.value_kinds[value.id]
         else:
             kind, call, keys = self._value_kind(value)
+            literal = kind == "dict"
+        span = None if value is None else [value.lineno, value.col_offset, value.end_lineno or value.lineno,
+                                           value.end_col_offset or value.col_offset]
         fn.handler.returns.append(ReturnFact(line=stmt.lineno, kind=kind, call=call, keys=keys,
-                                             in_except=ctx.except_kind is not None))
+                                             in_except=ctx.except_kind is not None, except_kind=ctx.except_kind,
+                                             col=stmt.col_offset, end_line=stmt.end_lineno or stmt.lineno,
+                                             end_col=stmt.end_col_offset or stmt.col_offset,
+                                             literal=literal, value_span=span,
+                                             key_values=_key_values(value) if literal else {}))
 
     def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
         in_function = bool(ctx.functions)
@@ -515,7 +616,9 @@ class FactsExtractor:
         for sub in ast.walk(node):
             if isinstance(sub, ast.Constant):
                 if self.want_codes and isinstance(sub.value, str) and self.profile.is_code(sub.value):
-                    self.facts.code_literals.append(CodeLiteral(sub.value, sub.lineno, sub.col_offset, function))
+                    self.facts.code_literals.append(CodeLiteral(sub.value, sub.lineno, sub.col_offset, function,
+                                                                sub.end_lineno or sub.lineno,
+                                                                sub.end_col_offset or sub.col_offset))
             elif isinstance(sub, ast.Call):
                 func = sub.func
                 if self.want_calls and isinstance(func, ast.Attribute) and func.attr in self.methods:
@@ -569,6 +672,8 @@ class FactsExtractor:
             guards=[_guard_text(test, negated) for test, negated in ctx.guards[-GUARD_DEPTH:]],
             message=message,
             guard_on_params=self._guard_on_params(ctx),
+            bare=self._bare[0] == id(node),
+            followed=self._bare[0] == id(node) and self._bare[1],
         ))
 
     # -------------------------------------------------------------- envelope

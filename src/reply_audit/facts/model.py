@@ -39,6 +39,7 @@ class MappingEntry:
     canonical: str | None  # None: retired explicitly (None, "", or a retired marker) or a reference
     line: int
     canonical_ref: str | None = None  # `Codes.X` when the value is a reference, resolved by the index
+    value_span: list[int] | None = None  # [line, col, end_line, end_col] of a literal value (code tables only)
 
 
 @dataclass(slots=True)
@@ -48,6 +49,7 @@ class MappingFact:
     name: str
     line: int
     entries: list[MappingEntry] = field(default_factory=list)
+    tools: dict[str, dict[str, str]] = field(default_factory=dict)  # handler -> builder method -> code (files only)
 
 
 @dataclass(slots=True)
@@ -96,6 +98,8 @@ class CallFact:
     guards: list[str] = field(default_factory=list)  # tests of the enclosing ifs, outermost first (shortened)
     message: str | None = None  # a literal `message=` argument
     guard_on_params: bool = False  # the innermost if-test reads a parameter of the function (input checking)
+    bare: bool = False         # the call is the whole of an expression statement (its value is dropped)
+    followed: bool = False     # ... and more statements follow that statement in its block
 
 
 @dataclass(slots=True)
@@ -105,6 +109,13 @@ class ReturnFact:
     call: int | None = None    # index into FileFacts.calls for kind "call"
     keys: list[str] = field(default_factory=list)  # literal keys of a returned dict
     in_except: bool = False
+    except_kind: str | None = None  # bare | broad | narrow, inside an except
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+    literal: bool = False      # the dict is written in the return itself (`{...}` or `dict(...)`), not a name
+    value_span: list[int] | None = None  # [line, col, end_line, end_col] of the returned expression
+    key_values: dict[str, str] = field(default_factory=dict)  # literal key -> true|false|none|str|other
 
 
 @dataclass(slots=True)
@@ -114,6 +125,9 @@ class HandlerFact:
     line: int
     decorators: list[str] = field(default_factory=list)
     returns: list[ReturnFact] = field(default_factory=list)
+    end_line: int = 0
+    local_names: list[str] = field(default_factory=list)  # names the function binds (params, targets, imports)
+    top_calls: dict[str, list] = field(default_factory=dict)  # `name = Callee(...)` in the top block: [callee, line]
 
 
 @dataclass(slots=True)
@@ -124,6 +138,8 @@ class CodeLiteral:
     line: int
     col: int
     function: str | None
+    end_line: int = 0
+    end_col: int = 0
 
 
 @dataclass(slots=True)
@@ -186,6 +202,8 @@ class FileFacts:
     message_uses: list[MessageUse] = field(default_factory=list)
     envelopes: list[EnvelopeFact] = field(default_factory=list)
     suppressions: dict[str, list[str]] = field(default_factory=dict)  # "line" -> rule ids ([] = all)
+    markers: dict[str, list[str]] = field(default_factory=dict)  # "line" -> markers (`# reply-audit: default-code`)
+    bound_names: list[str] = field(default_factory=list)  # names bound at module level (imports, defs, assignments)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

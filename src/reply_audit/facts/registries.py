@@ -38,6 +38,10 @@ def last_name(node: ast.AST) -> str | None:
     return None
 
 
+def _span(node: ast.AST) -> list[int]:
+    return [node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or node.col_offset]
+
+
 def str_value(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
@@ -143,7 +147,8 @@ class RegistryReader:
                     ok, canonical, ref = self._mapping_value(v)
                     if not ok:
                         continue
-                    entries.append(MappingEntry(legacy=key, canonical=canonical, line=k.lineno, canonical_ref=ref))
+                    entries.append(MappingEntry(legacy=key, canonical=canonical, line=k.lineno, canonical_ref=ref,
+                                                value_span=_span(v) if canonical else None))
                 return MappingFact(name=name, line=line, entries=entries)
         if len(code_keys) >= self.min_codes and 2 * len(code_keys) >= len(keyed):
             codes = []
@@ -166,7 +171,8 @@ class RegistryReader:
         ok, canonical, ref = self._mapping_value(value)
         if not ok:
             return None
-        return MappingEntry(legacy=key, canonical=canonical, line=target.lineno, canonical_ref=ref)
+        return MappingEntry(legacy=key, canonical=canonical, line=target.lineno, canonical_ref=ref,
+                            value_span=_span(value) if canonical else None)
 
     def from_class(self, node: ast.ClassDef) -> tuple[RegistryFact | None, set[int]]:
         """A class or Enum whose attributes define codes; also the ids of the defining statements."""

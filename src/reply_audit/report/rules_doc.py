@@ -22,9 +22,18 @@ def _examples(examples) -> str:
     return "\n".join(out)
 
 
+def fixed_by(rule) -> list[str]:
+    """Names of the codemods that fix some findings of RULE."""
+    from ..codemods import all_codemods
+
+    return [c.name for c in all_codemods() if rule.id in c.fixes]
+
+
 def explain(rule) -> str:
+    fixers = fixed_by(rule)
     lines = [f"{rule.id} {rule.name}", f"severity: {rule.severity}   category: {rule.category}   "
-             f"enforces: {rule.spec}{'   (heuristic)' if rule.heuristic else ''}", ""]
+             f"enforces: {rule.spec}{'   (heuristic)' if rule.heuristic else ''}"
+             + (f"   fixed by: {', '.join(fixers)}" if fixers else ""), ""]
     lines += textwrap.wrap(rule.doc, 100)
     lines += ["", "Invalid example:", textwrap.indent(textwrap.dedent(
         next(iter(rule.invalid[0].tree().values()))).strip(), "    ")] if rule.invalid else []
@@ -41,6 +50,8 @@ def rules_markdown(rules) -> str:
     for r in rules:
         out += [f"## {r.id} {r.name}", "",
                 f"Severity **{r.severity}** · category {r.category} · enforces {r.spec}"
-                f"{' · heuristic (findings carry a confidence)' if r.heuristic else ''}", "",
+                f"{' · heuristic (findings carry a confidence)' if r.heuristic else ''}"
+                + (f" · fixed by `migrate`: {', '.join(f'[{n}](codemods.md#{n})' for n in fixed_by(r))}"
+                   if fixed_by(r) else ""), "",
                 r.doc, "", "### Valid", "", _examples(r.valid), "### Invalid", "", _examples(r.invalid)]
     return "\n".join(out).rstrip() + "\n"

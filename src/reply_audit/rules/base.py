@@ -51,6 +51,8 @@ class Finding:
     key: str = ""                 # what makes this finding itself, beyond its place (a code, a method)
     confidence: str | None = None  # for heuristic rules: high | medium
     fixable: bool = False
+    fix: str | None = None        # the codemod that fixes it (set by the planner), e.g. "legacy-codes"
+    subject: Any = field(default=None, repr=False, compare=False)  # the inventory record it is about
 
     @property
     def fingerprint(self) -> str:
@@ -64,7 +66,7 @@ class Finding:
             "rule": self.rule, "name": self.name, "severity": self.severity, "category": self.category,
             "path": self.path, "line": self.line, "column": self.col, "message": self.message,
             "function": self.function, "confidence": self.confidence, "fixable": self.fixable,
-            "fingerprint": self.fingerprint,
+            "fix": self.fix, "fingerprint": self.fingerprint,
         }
 
 
@@ -110,7 +112,7 @@ class Rule:
         raise NotImplementedError
 
     def finding(self, path: str, line: int, message: str, *, col: int = 0, function: str | None = None,
-                key: str = "", confidence: str | None = None) -> Finding:
+                key: str = "", confidence: str | None = None, subject: Any = None) -> Finding:
         return Finding(rule=self.id, name=self.name, severity=self.severity, category=self.category,
                        path=path, line=line, col=col, message=message, function=function, key=key,
-                       confidence=confidence)
+                       confidence=confidence, subject=subject)

@@ -32,4 +32,4 @@ class LegacyCodeReferenced(Rule):
             if code in inv.legacy_code_set and code not in inv.canonical_codes and not ctx.is_test(lit["path"]):
                 hint = f"; mapped to {targets[code]}" if targets.get(code) else ""
                 yield self.finding(lit["path"], lit["line"], f"legacy code {code} is still used{hint}",
-                                   col=lit["col"], function=lit["function"], key=code)
+                                   col=lit["col"], function=lit["function"], key=code, subject=lit)

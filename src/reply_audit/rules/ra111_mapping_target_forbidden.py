@@ -20,4 +20,4 @@ class MappingTargetForbidden(Rule):
             for e in m["entries"]:
                 if e["class"] == "mapped_to_forbidden":
                     yield self.finding(m["path"], e["line"], f"{e['legacy']} maps to {e['canonical']}, which breaks "
-                                       "the layer rules", key=e["legacy"])
+                                       "the layer rules", key=e["legacy"], subject={"mapping": m, "entry": e})

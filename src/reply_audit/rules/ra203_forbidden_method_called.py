@@ -21,4 +21,4 @@ class ForbiddenMethodCalled(Rule):
             if c["method"] in forbidden:
                 yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() is forbidden; use "
                                    f"{c['receiver']}.{forbidden[c['method']]}()", col=c["col"],
-                                   function=c["function"], key=f"{c['method']}:{c['code']}")
+                                   function=c["function"], key=f"{c['method']}:{c['code']}", subject=c)

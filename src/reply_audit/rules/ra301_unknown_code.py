@@ -25,4 +25,4 @@ class UnknownCode(Rule):
             if code and ctx.profile.is_code(code) and code not in inv.canonical_codes \
                     and code not in inv.legacy_code_set:
                 yield self.finding(c["path"], c["line"], f"{code} is not defined in the canonical registry",
-                                   col=c["col"], function=c["function"], key=f"{c['method']}:{code}")
+                                   col=c["col"], function=c["function"], key=f"{c['method']}:{code}", subject=c)

@@ -36,4 +36,4 @@ def f(rb: ReplyBuilder, path):
             if ctx.profile.method_type(c["method"]) in terminal and not c["returned"]:
                 yield self.finding(c["path"], c["line"], f"terminal {c['receiver']}.{c['method']}() is not "
                                    "returned", col=c["col"], function=c["function"],
-                                   key=f"{c['method']}:{c['code']}")
+                                   key=f"{c['method']}:{c['code']}", subject=c)

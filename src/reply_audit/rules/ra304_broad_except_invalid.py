@@ -38,4 +38,4 @@ def f(rb: ReplyBuilder, d, k):
             if c["except_kind"] in ("broad", "bare") and ctx.profile.method_type(c["method"]) == "I":
                 yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() inside a "
                                    f"{c['except_kind']} except: a system failure must be an Error", col=c["col"],
-                                   function=c["function"], key=f"{c['method']}:{c['code']}")
+                                   function=c["function"], key=f"{c['method']}:{c['code']}", subject=c)

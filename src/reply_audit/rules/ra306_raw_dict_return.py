@@ -36,4 +36,5 @@ def notes_search(query):
                 if r["kind"] == "dict":
                     keys = ", ".join(r["keys"][:4]) + ("…" if len(r["keys"]) > 4 else "")
                     yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a raw dict "
-                                       f"({{{keys}}})", function=h["qualname"], key=",".join(r["keys"]))
+                                       f"({{{keys}}})", function=h["qualname"], key=",".join(r["keys"]),
+                                       subject={"handler": h, "return": r})

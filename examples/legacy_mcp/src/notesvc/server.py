@@ -108,5 +108,14 @@ def notes_copy(src: str, dst: str) -> Reply:
     return rb.success("WA-WRITE-S-001", {"path": dst})
 
 
+@mcp.tool()
+def notes_lock(path: str) -> Reply:
+    rb = ReplyBuilder(tool="notes_lock")
+    if path.startswith("/system"):
+        return rb.denied("WA-WRITE-D-001", {"path": path})  # the world adapter refusing: the wrong layer
+    SESSION.setdefault("locked", []).append(path)
+    return rb.success("WA-WRITE-S-001", {"path": path})
+
+
 def _snapshot() -> dict[str, Any]:
     return {"notes": dict(NOTES), "session": dict(SESSION)}

@@ -1,0 +1,299 @@
+"""Applying planned edits to one file's source with libcst, safely.
+
+`rewrite_source(source, edits)` parses the file with libcst, finds each edit's
+target nodes by position (the scan's `ast` spans, with UTF-8 byte columns
+turned into the character columns libcst counts), hands each node to its edit,
+adds the import statements the applied edits need, and checks the result:
+it must parse again with libcst, and with `ast` too when the original did.
+
+Nothing is half-applied. An edit whose target is not found, or that refuses
+the node it is given, is dropped, and the file is rewritten again from the
+original without it; if the result does not parse, the whole file is refused.
+The caller writes only a source that came back `ok`.
+
+Formatting and comments outside the rewritten nodes are untouched: libcst
+keeps every byte it does not change (encoding, BOM, line endings included).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from .base import Edit, Refused, Target
+
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+_KINDS: dict[type, str] = {cst.Call: "call", cst.SimpleString: "string", cst.Expr: "expr", cst.Return: "return"}
+MAX_RETRIES = 8
+
+
+@dataclass
+class RewriteOutcome:
+    source: bytes
+    new_source: bytes | None = None              # None: nothing to write (no edit applied, or refused)
+    applied: list[Edit] = field(default_factory=list)
+    refused: list[tuple[Edit, str]] = field(default_factory=list)
+    problem: str | None = None                   # why the whole file was refused
+
+
+class RewriteContext:
+    """What an edit may ask while rewriting a node."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.pending_comment: str | None = None
+        self._quote: str | None = None
+
+    def comment_statement(self, text: str) -> None:
+        """Put `# TEXT` at the end of the statement that holds the node being rewritten."""
+        self.pending_comment = text
+
+    @property
+    def quote(self) -> str:
+        """The quote character most strings of this module use (double when undecided)."""
+        if self._quote is None:
+            code = self.module.code
+            self._quote = "'" if code.count("'") > 2 * code.count('"') else '"'
+        return self._quote
+
+    def string(self, text: str) -> cst.SimpleString:
+        q = self.quote
+        return cst.SimpleString(f"{q}{text}{q}")
+
+
+class _Columns:
+    """ast spans (UTF-8 byte columns) -> libcst positions (character columns)."""
+
+    def __init__(self, code: str) -> None:
+        self.lines = _NEWLINES.split(code)
+
+    def char_col(self, line: int, byte_col: int) -> int:
+        if not 1 <= line <= len(self.lines):
+            return byte_col
+        text = self.lines[line - 1]
+        if text.isascii():
+            return byte_col
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
+
+    def key(self, target: Target) -> tuple:
+        if target.kind == "def":
+            return target.kind, tuple(target.where)
+        line, col, end_line, end_col = target.where
+        return target.kind, (line, self.char_col(line, col), end_line, self.char_col(end_line, end_col))
+
+
+class _Applier(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, table: dict[tuple, list[tuple[Edit, Target]]], ctx: RewriteContext) -> None:
+        super().__init__()
+        self.table = table
+        self.ctx = ctx
+        self.hits: dict[int, int] = defaultdict(int)
+        self.refused: dict[int, str] = {}
+
+    def _key(self, node: cst.CSTNode) -> tuple | None:
+        kind = _KINDS.get(type(node))
+        if kind is not None:
+            pos = self.get_metadata(PositionProvider, node)
+            return kind, (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+        if isinstance(node, cst.FunctionDef):
+            return "def", (node.name.value, self.get_metadata(PositionProvider, node.name).start.line)
+        return None
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # noqa: D401 - libcst hook
+        if self.ctx.pending_comment and isinstance(updated_node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            updated_node = _with_comment(updated_node, self.ctx.pending_comment)
+            self.ctx.pending_comment = None
+        key = self._key(original_node) if type(original_node) in _KINDS or isinstance(original_node,
+                                                                                        cst.FunctionDef) else None
+        if key is None or key not in self.table:
+            return updated_node
+        for edit, target in self.table.pop(key):
+            if id(edit) in self.refused:
+                continue
+            try:
+                updated_node = edit.rewrite(target, original_node, updated_node, self.ctx)
+                self.hits[id(edit)] += 1
+            except Refused as exc:
+                self.refused[id(edit)] = exc.reason
+        return updated_node
+
+
+def _with_comment(node: cst.SimpleStatementLine | cst.SimpleStatementSuite, text: str):
+    old = node.trailing_whitespace
+    if old.comment is not None:
+        if text in old.comment.value:
+            return node
+        comment = cst.Comment(f"{old.comment.value}  # {text}")
+        return node.with_changes(trailing_whitespace=old.with_changes(comment=comment))
+    return node.with_changes(trailing_whitespace=old.with_changes(
+        whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(f"# {text}")))
+
+
+def _once(module: cst.Module, edits: list[Edit]) -> tuple[cst.Module, dict[int, str]]:
+    """Apply EDITS; return the new module and the edits that failed (id -> reason)."""
+    columns = _Columns(module.code)
+    table: dict[tuple, list[tuple[Edit, Target]]] = defaultdict(list)
+    for edit in edits:
+        for target in edit.targets():
+            table[columns.key(target)].append((edit, target))
+    ctx = RewriteContext(module)
+    applier = _Applier(table, ctx)
+    new = MetadataWrapper(module, unsafe_skip_copy=True).visit(applier)
+    failed = dict(applier.refused)
+    for edit in edits:
+        if id(edit) not in failed and applier.hits[id(edit)] != len(edit.targets()):
+            failed[id(edit)] = "its target was not found in the source (changed since the scan?)"
+    return new, failed
+
+
+def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
+    outcome = RewriteOutcome(source=source)
+    try:
+        module = cst.parse_module(source)
+    except Exception as exc:  # libcst's ParserSyntaxError and friends
+        outcome.problem = f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}"
+        outcome.refused = [(e, outcome.problem) for e in edits]
+        return outcome
+    pending = list(edits)
+    new = module
+    for _ in range(MAX_RETRIES):
+        if not pending:
+            break
+        new, failed = _once(module, pending)
+        if not failed:
+            break
+        outcome.refused += [(e, failed[id(e)]) for e in pending if id(e) in failed]
+        pending = [e for e in pending if id(e) not in failed]
+    else:
+        pending = []
+    if not pending:
+        return outcome
+    try:
+        new = add_imports(new, [s for e in pending for s in e.imports])
+        data = new.bytes
+    except Exception as exc:  # an import that cannot be parsed or encoded
+        return _refuse(outcome, pending, f"the rewritten file cannot be produced: {exc}")
+    problem = verify(source, data)
+    if problem:
+        return _refuse(outcome, pending, problem)
+    outcome.applied = pending
+    outcome.new_source = data if data != source else None
+    return outcome
+
+
+def _refuse(outcome: RewriteOutcome, edits: list[Edit], problem: str) -> RewriteOutcome:
+    outcome.problem = problem
+    outcome.refused += [(e, problem) for e in edits]
+    return outcome
+
+
+def verify(original: bytes, new: bytes) -> str | None:
+    """Why NEW may not replace ORIGINAL, or None: it must parse (with ast too, when the original did)."""
+    try:
+        cst.parse_module(new)
+    except Exception as exc:
+        return f"the rewritten file would not parse: {' '.join(str(exc).split())[:160]}"
+    if _compiles(original) and not _compiles(new):
+        return "the rewritten file would not compile with this Python"
+    return None
+
+
+def _compiles(source: bytes) -> bool:
+    try:
+        compile(source, "<rewrite>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------
+# imports
+# ---------------------------------------------------------------------------
+def _import_parts(text: str) -> tuple[str, int, list[str]] | None:
+    """(module, level, names) of `from M import a, b`; (module, 0, []) of `import M`."""
+    try:
+        line = cst.parse_statement(text)
+    except Exception:
+        raise ValueError(f"not an import statement: {text!r}") from None
+    stmt = line.body[0] if isinstance(line, cst.SimpleStatementLine) and line.body else None
+    if isinstance(stmt, cst.ImportFrom) and not isinstance(stmt.names, cst.ImportStar):
+        module = get_full_name_for_node(stmt.module) if stmt.module is not None else ""
+        return module or "", len(stmt.relative), [get_full_name_for_node(a.name) or "" for a in stmt.names]
+    if isinstance(stmt, cst.Import) and len(stmt.names) == 1:
+        return get_full_name_for_node(stmt.names[0].name) or "", 0, []
+    raise ValueError(f"not an import statement: {text!r}")
+
+
+def add_imports(module: cst.Module, statements: list[str]) -> cst.Module:
+    """Add each import statement unless the module has it: a name joins an existing `from M import ...`
+    of the same module; a new statement goes after the module's leading imports."""
+    body = list(module.body)
+    for text in dict.fromkeys(statements):
+        module_name, level, names = _import_parts(text)
+        if _merge_into_existing(body, module_name, level, names):
+            continue
+        new_line = cst.parse_statement(text)
+        body.insert(_import_position(body), new_line)
+    return module.with_changes(body=body)
+
+
+def _top_imports(body: list[cst.BaseStatement]):
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    yield i, stmt, small
+
+
+def _merge_into_existing(body: list[cst.BaseStatement], module_name: str, level: int, names: list[str]) -> bool:
+    for i, line, small in _top_imports(body):
+        if isinstance(small, cst.Import):
+            if not names and any(get_full_name_for_node(a.name) == module_name for a in small.names):
+                return True
+            continue
+        if isinstance(small.names, cst.ImportStar) or not names:
+            continue
+        same = (get_full_name_for_node(small.module) if small.module else "") == module_name \
+            and len(small.relative) == level
+        if not same:
+            continue
+        have = {get_full_name_for_node(a.name) for a in small.names}
+        missing = [n for n in names if n not in have]
+        if missing:
+            aliases = list(small.names)
+            last = aliases[-1]
+            comma = last.comma if isinstance(last.comma, cst.Comma) else cst.Comma(
+                whitespace_after=cst.SimpleWhitespace(" "))
+            aliases[-1] = last.with_changes(comma=comma)
+            for j, name in enumerate(missing):
+                end = j == len(missing) - 1
+                aliases.append(cst.ImportAlias(name=cst.parse_expression(name),
+                                               comma=last.comma if end else comma))
+            new_small = small.with_changes(names=aliases)
+            body[i] = line.with_changes(body=[new_small if s is small else s for s in line.body])
+        return True
+    return False
+
+
+def _import_position(body: list[cst.BaseStatement]) -> int:
+    """After the last import of the module's leading block (docstring, __future__, imports)."""
+    position = 0
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, cst.SimpleStatementLine) and all(
+                isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
+            position = i + 1
+        elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value,
+                                                                      (cst.SimpleString, cst.ConcatenatedString)):
+            position = 1
+        elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            break
+    return position

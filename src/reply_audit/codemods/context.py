@@ -1,0 +1,122 @@
+"""What a codemod may consult while planning: the inventory, indexed for look-ups.
+
+Built once per scan (`PlanContext(result)`), it answers the questions every
+codemod asks: is this code registered, what does a legacy code map to, which
+builder does a call use, which code literal sits inside a call, what does a
+reference `Codes.X.code` become for another code, which builder class would a
+handler construct, and which import statement brings a name into a file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from functools import cached_property
+from typing import Any
+
+from ..facts.model import FileFacts
+from ..scan import ScanResult
+from .imports import ImportFinder
+
+
+class PlanContext:
+    def __init__(self, result: ScanResult) -> None:
+        self.result = result
+        self.profile = result.profile
+        self.inventory = result.inventory
+        self.files: dict[str, FileFacts] = {f.path: f for f in result.files}
+        self.canonical = result.inventory.canonical_codes
+        self.imports = ImportFinder(result)
+
+    # -- codes ------------------------------------------------------------------
+    @cached_property
+    def legacy(self) -> dict[str, dict[str, Any]]:
+        """Legacy code -> its classification record (class, target, reason)."""
+        return {c["code"]: c for c in self.inventory.legacy_codes}
+
+    def registered(self, code: str) -> bool:
+        """Is CODE defined by a canonical registry? (True for any code when the tree has none.)"""
+        return not self.canonical or code in self.canonical
+
+    @cached_property
+    def _literals_by_line(self) -> dict[tuple[str, int], list[dict[str, Any]]]:
+        out: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+        for lit in self.inventory.code_literals:
+            out[(lit["path"], lit["line"])].append(lit)
+        return out
+
+    def literal_in_call(self, call: dict[str, Any], code: str) -> dict[str, Any] | None:
+        """The literal CODE among the arguments of CALL (the first one, in source order)."""
+        for line in range(call["line"], call["end_line"] + 1):
+            for lit in self._literals_by_line.get((call["path"], line), []):
+                if lit["code"] == code and (lit["line"], lit["col"]) > (call["line"], call["col"]) \
+                        and (lit["end_line"], lit["end_col"]) <= (call["end_line"], call["end_col"]):
+                    return lit
+        return None
+
+    @cached_property
+    def _calls_by_path(self) -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for call in self.inventory.calls:
+            out[call["path"]].append(call)
+        return out
+
+    def call_with_literal(self, lit: dict[str, Any]) -> dict[str, Any] | None:
+        """The innermost builder call whose code argument is the literal LIT."""
+        inside = [c for c in self._calls_by_path.get(lit["path"], [])
+                  if c["code"] == lit["code"] and (c["line"], c["col"]) < (lit["line"], lit["col"])
+                  and (lit["end_line"], lit["end_col"]) <= (c["end_line"], c["end_col"])]
+        return max(inside, key=lambda c: (c["line"], c["col"]), default=None)
+
+    @cached_property
+    def _attrs(self) -> dict[tuple[str, str], str]:
+        """(registry name, code) -> attribute name, for class and enum registries."""
+        out: dict[tuple[str, str], str] = {}
+        for reg in self.inventory.registries:
+            if reg["role"] == "canonical":
+                for c in reg["codes"]:
+                    if c["attr"]:
+                        out.setdefault((reg["name"], c["code"]), c["attr"])
+        return out
+
+    def code_expression(self, reference: str | None, code: str) -> str | None:
+        """`Codes.X.code` becomes `Codes.Y.code` for CODE when the same registry names it; else None."""
+        if not reference:
+            return None
+        parts = reference.split(".")
+        suffix = [parts.pop()] if len(parts) > 2 and parts[-1] in ("code", "value") else []
+        if len(parts) < 2:
+            return None
+        attr = self._attrs.get((parts[-2], code))
+        return ".".join([*parts[:-1], attr, *suffix]) if attr else None
+
+    # -- builders ---------------------------------------------------------------
+    @cached_property
+    def builders(self) -> dict[str, dict[str, Any]]:
+        return {f"{b['path']}::{b['qualname']}": b for b in self.inventory.builders}
+
+    def builder_has(self, call: dict[str, Any], method: str) -> bool:
+        """Does the builder CALL resolves to define METHOD? (True when it is not resolved.)"""
+        builder = self.builders.get(call["builder"] or "")
+        return builder is None or method in builder["methods"]
+
+    @cached_property
+    def primary_builder(self) -> str | None:
+        """The class `dict-returns` constructs: [migrate] builder_class, or the canonical builder found."""
+        configured = str(self.profile.migrate_value("builder_class", "") or "")
+        if configured:
+            return configured
+        canonical = set(self.profile.builder_methods)
+        candidates = [b for b in self.inventory.builders
+                      if b["kind"] == "builder" and not b["nested_in"] and canonical <= set(b["methods"])
+                      and not self.inventory.test_files.__contains__(b["path"])]
+        if not candidates:
+            return None
+        ranked = sorted(candidates, key=lambda b: (-b["calls"], b["path"], b["line"]))
+        names = Counter(b["name"] for b in candidates)
+        best = ranked[0]
+        return best["name"] if names[best["name"]] == 1 else None
+
+    # -- per-handler codes ------------------------------------------------------
+    @cached_property
+    def tool_codes(self) -> dict[str, dict[str, str]]:
+        return self.result.tool_codes

@@ -1,0 +1,81 @@
+"""forbidden-methods: rb.info()/rb.warn() -> rb.success(), rb.fail() -> rb.error()."""
+
+from __future__ import annotations
+
+from ..rules._snippets import BUILDER
+from .base import Codemod, Example, Skip
+from .edits import RewriteCall, span_of
+
+_CODES = '''
+class Codes:
+    WA_READ_S_001 = ReplyCode("WA-READ-S-001")
+    WA_READ_S_002 = ReplyCode("WA-READ-S-002")
+    MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001")
+'''
+
+
+class ForbiddenMethods(Codemod):
+    name = "forbidden-methods"
+    phase = 2
+    order = 40
+    fixes = ("RA203",)
+    doc = ("Renames calls of the forbidden builder methods (RA203) to the canonical ones their profile names "
+           "([builder.forbidden_methods]: info and warn become success, fail becomes error). A literal code "
+           "whose TYPE letter no longer fits is changed to the code with the new letter only when the canonical "
+           "registry defines it (WA-READ-I-002 -> WA-READ-S-002); otherwise the code is kept and RA302 reports "
+           "it. A call whose builder lacks the target method is reported instead.")
+    examples = [Example(
+        before={"builder.py": BUILDER, "codes.py": _CODES, "server.py": '''
+def notes_list(rb: ReplyBuilder, notes):
+    if not notes:
+        return rb.info("WA-READ-I-002",   # nothing to list
+                       {"notes": []})
+    if len(notes) > 100:
+        return rb.warn("WA-READ-I-003", {"notes": notes[:100], "truncated": True})
+    try:
+        rows = sorted(notes)
+    except TypeError as exc:
+        return rb.fail(code="MCP-SYS-E-001", data={"error": str(exc)})
+    return rb.success("WA-READ-S-001", {"notes": rows})
+'''},
+        after={"server.py": '''
+def notes_list(rb: ReplyBuilder, notes):
+    if not notes:
+        return rb.success("WA-READ-S-002",   # nothing to list
+                       {"notes": []})
+    if len(notes) > 100:
+        return rb.success("WA-READ-I-003", {"notes": notes[:100], "truncated": True})
+    try:
+        rows = sorted(notes)
+    except TypeError as exc:
+        return rb.error(code="MCP-SYS-E-001", data={"error": str(exc)})
+    return rb.success("WA-READ-S-001", {"notes": rows})
+'''},
+        note="WA-READ-S-003 is not registered, so WA-READ-I-003 is kept (RA302 then reports it)",
+    )]
+
+    def plan(self, finding, ctx):
+        call = finding.subject
+        new_method = ctx.profile.forbidden_methods.get(call["method"])
+        if new_method is None:
+            return None
+        if not ctx.builder_has(call, new_method):
+            return Skip(f"{call['builder']} has no {new_method}(): kill the shadow builder first")
+        new_code = call["code"]
+        note = ""
+        letter = ctx.profile.builder_methods.get(new_method)
+        parts = ctx.profile.parse_code(call["code"]) if call["code"] else None
+        if parts and letter and parts.type != letter and parts.type in ctx.profile.type_letters:
+            candidate = f"{parts.layer}-{parts.area}-{letter}-{parts.number:03d}"
+            if candidate in ctx.canonical:
+                new_code = candidate
+            else:
+                note = f" (code {call['code']} kept: {candidate} is not registered)"
+        profile = ctx.profile
+        return RewriteCall(
+            codemod=self.name, path=call["path"], spans=[span_of(call)],
+            description=f"{call['receiver']}.{call['method']}() -> {new_method}()"
+                        + (f", {call['code']} -> {new_code}" if new_code != call["code"] else note),
+            method=call["method"], new_method=new_method, old_code=call["code"], new_code=new_code,
+            code_keyword=str(profile.builder_value("code_keyword", "code")),
+            code_position=int(profile.builder_value("code_position", 0)))

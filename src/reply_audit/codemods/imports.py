@@ -1,0 +1,64 @@
+"""Which import statement brings a name into a file, learnt from the scanned tree.
+
+A codemod that writes `ReplyBuilder(...)` or `@mcp_safe_tool` into a file must
+make sure the file can see that name. `ImportFinder.statement_for(name, path)`
+answers with an import statement text, or None when the tree shows none that
+would be valid in that file. In order of preference:
+
+1. an import of the name written in another file of the same directory
+   (a relative import is valid there as it stands);
+2. an absolute import of the name written anywhere (the most common one);
+3. `from .module import name` when a module of the same package (a directory
+   with `__init__.py`) defines the name at its top level.
+
+Configured statements ([migrate] builder_imports, safety_imports) take
+precedence over all of these; the codemods handle that.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import PurePosixPath
+
+from ..scan import ScanResult
+
+
+class ImportFinder:
+    def __init__(self, result: ScanResult) -> None:
+        self.files = {f.path: f for f in result.files}
+        self.paths = set(self.files)
+
+    def binds(self, path: str, name: str) -> bool:
+        facts = self.files.get(path)
+        return facts is not None and name in facts.bound_names
+
+    def statement_for(self, name: str, path: str) -> str | None:
+        here = PurePosixPath(path).parent
+        ranked: Counter[tuple[int, str]] = Counter()
+        for other, facts in self.files.items():
+            if other == path or facts.is_test:
+                continue
+            same_dir = PurePosixPath(other).parent == here
+            for imp in facts.imports:
+                if imp.type_checking:
+                    continue
+                if name in imp.names:
+                    text = f"from {'.' * imp.level}{imp.module} import {name}"
+                elif not imp.names and imp.module.split(".")[0] == name and imp.level == 0:
+                    text = f"import {imp.module}"
+                else:
+                    continue
+                if same_dir and not imp.in_function:
+                    ranked[(0, text)] += 1
+                elif imp.level == 0:
+                    ranked[(1 if not imp.in_function else 3, text)] += 1
+        if (here / "__init__.py").as_posix() in self.paths:
+            for other, facts in self.files.items():
+                where = PurePosixPath(other)
+                if other != path and where.parent == here and name in facts.bound_names \
+                        and where.name != "__init__.py" and not facts.is_test:
+                    ranked[(2, f"from .{where.stem} import {name}")] += 1
+        if not ranked:
+            return None
+        (_, text), _ = min(ranked.items(), key=lambda item: (item[0][0], -item[1], item[0][1]))
+        return text

@@ -1,0 +1,92 @@
+"""From findings to edits: the one place that decides what is fixable.
+
+`plan(result, findings, codemods)` asks, for each finding, the codemods that
+fix its rule (in pass order) until one answers with an edit; a finding no
+codemod can fix keeps the reasons it was skipped. It marks each finding it
+can fix `fixable`, with the codemod's name: `scan` reports exactly what
+`migrate` would do. Two findings on one node share one edit.
+
+`choose(edits)` keeps, per file, edits whose spans do not overlap, earlier
+codemods first; the rest wait for the next pass (on the rewritten source).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..rules.base import Finding
+from ..scan import ScanResult
+from .base import Codemod, Edit, Skip
+from .context import PlanContext
+
+
+@dataclass
+class Skipped:
+    finding: Finding
+    codemod: str
+    reason: str
+
+
+@dataclass
+class Plan:
+    edits: list[Edit] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def plan(result: ScanResult, findings: list[Finding], codemods: list[Codemod] | tuple[Codemod, ...]) -> Plan:
+    ctx = PlanContext(result)
+    by_rule: dict[str, list[Codemod]] = {}
+    for codemod in codemods:
+        for rule in codemod.fixes:
+            by_rule.setdefault(rule, []).append(codemod)
+    edits: dict[tuple, Edit] = {}
+    out = Plan()
+    for finding in findings:
+        skip: Skipped | None = None
+        for codemod in by_rule.get(finding.rule, []):
+            if finding.subject is None:
+                break
+            answer = codemod.plan(finding, ctx)
+            if answer is None:
+                continue
+            if isinstance(answer, Skip):
+                skip = skip or Skipped(finding, codemod.name, answer.reason)
+                continue
+            edit = edits.get(answer.key)
+            if edit is None:
+                edits[answer.key] = edit = answer
+            else:
+                edit.absorb(answer)
+            edit.findings.append(finding)
+            finding.fixable, finding.fix = True, codemod.name
+            skip = None
+            break
+        if skip is not None:
+            out.skipped.append(skip)
+    out.edits = list(edits.values())
+    return out
+
+
+def mark_fixable(result: ScanResult, findings: list[Finding]) -> None:
+    from . import all_codemods
+
+    plan(result, findings, all_codemods())
+
+
+def _overlap(a: tuple, b: tuple) -> bool:
+    return (a[0], a[1]) < (b[2], b[3]) and (b[0], b[1]) < (a[2], a[3]) or a[:2] == b[:2]
+
+
+def choose(edits: list[Edit], order: dict[str, int]) -> tuple[list[Edit], list[Edit]]:
+    """(edits to apply now, edits that overlap an earlier one and wait for the next pass)."""
+    now: list[Edit] = []
+    later: list[Edit] = []
+    taken: dict[str, list[tuple]] = {}
+    for edit in sorted(edits, key=lambda e: (order.get(e.codemod, 99), e.path, e.first_line)):
+        spans = taken.setdefault(edit.path, [])
+        if any(_overlap(s, t) for s in edit.spans for t in spans):
+            later.append(edit)
+        else:
+            spans.extend(edit.spans)
+            now.append(edit)
+    return now, later

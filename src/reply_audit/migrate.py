@@ -1,0 +1,214 @@
+"""The `migrate` pipeline: scan, plan, rewrite in passes, then show or write.
+
+One pass plans every fixable finding (`codemods.planner`), keeps the edits
+that do not overlap, and rewrites only the files they touch (`codemods.apply`).
+The rewritten sources stay in memory; only those files are re-read for the
+next pass, which plans again on the new code (an edit that overlapped waits
+for it). Passes stop when nothing changes, so running `migrate` again on its
+own output changes nothing.
+
+Nothing is written unless `apply` is set; then each file is written
+atomically (`safe_write`), and only when the tree's git status shows no
+uncommitted change to it, unless `allow_dirty`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .codemods import all_codemods
+from .codemods.apply import rewrite_source
+from .codemods.base import Codemod, Edit
+from .codemods.planner import Skipped, choose, plan
+from .engine import evaluate
+from .errors import UserError
+from .safe_write import WriteRefused, write_atomic
+from .scan import ScanResult, rescan
+
+MAX_PASSES = 6
+
+
+@dataclass
+class Applied:
+    codemod: str
+    path: str
+    line: int
+    description: str
+    rules: list[str]
+    pass_no: int
+
+
+@dataclass
+class Refusal:
+    codemod: str
+    path: str
+    line: int
+    reason: str
+
+
+@dataclass
+class MigrateResult:
+    root: Path
+    originals: dict[str, bytes] = field(default_factory=dict)
+    sources: dict[str, bytes] = field(default_factory=dict)       # rewritten files: path -> new bytes
+    applied: list[Applied] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+    passes: int = 0
+    converged: bool = True
+    codemods: list[Codemod] = field(default_factory=list)
+    final: ScanResult | None = None
+
+    @property
+    def changed(self) -> list[str]:
+        return sorted(p for p, data in self.sources.items() if data != self.originals.get(p))
+
+    def diff(self) -> str:
+        chunks = []
+        for path in self.changed:
+            old = _text(self.originals[path])
+            new = _text(self.sources[path])
+            chunks.extend(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                               fromfile=f"a/{path}", tofile=f"b/{path}"))
+            if chunks and not chunks[-1].endswith(("\n", "\r")):
+                chunks[-1] += "\n\\ No newline at end of file\n"
+        return "".join(chunks)
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """Per codemod: files rewritten, rewrites, findings skipped, rewrites refused."""
+        out = {c.name: {"phase": c.phase, "files": 0, "rewrites": 0, "skipped": 0, "refused": 0}
+               for c in self.codemods}
+        files: dict[str, set[str]] = {}
+        for a in self.applied:
+            out[a.codemod]["rewrites"] += 1
+            files.setdefault(a.codemod, set()).add(a.path)
+        for name, paths in files.items():
+            out[name]["files"] = len(paths)
+        for s in self.skipped:
+            out[s.codemod]["skipped"] += 1
+        for r in self.refused:
+            out[r.codemod]["refused"] += 1
+        return out
+
+
+def _text(data: bytes) -> str:
+    for encoding in ("utf-8-sig", "latin-1"):
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError:
+            continue
+    return data.decode("utf-8", errors="replace")  # pragma: no cover - latin-1 decodes anything
+
+
+def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> MigrateResult:
+    """Rewrite RESULT's tree in memory until no selected codemod finds anything more to fix."""
+    chosen = list(codemods if codemods is not None else all_codemods())
+    order = {c.name: i for i, c in enumerate(all_codemods())}
+    out = MigrateResult(root=result.root, codemods=chosen)
+    gave_up: set[tuple] = set()
+    current = result
+    for pass_no in range(1, MAX_PASSES + 1):
+        evaluation = evaluate(current, fixable=False)
+        planned = plan(current, evaluation.findings, chosen)
+        out.skipped = planned.skipped
+        edits = [e for e in planned.edits if e.key not in gave_up]
+        now, _later = choose(edits, order)
+        if not now:
+            break
+        out.passes = pass_no
+        changed: dict[str, bytes] = {}
+        by_file: dict[str, list[Edit]] = {}
+        for edit in now:
+            by_file.setdefault(edit.path, []).append(edit)
+        for path, file_edits in sorted(by_file.items()):
+            source = out.sources.get(path)
+            if source is None:
+                source = _read(result.root, path)
+                if source is None:
+                    out.refused += [Refusal(e.codemod, path, e.first_line, "cannot read the file") for e in file_edits]
+                    gave_up.update(e.key for e in file_edits)
+                    continue
+                out.originals[path] = source
+            outcome = rewrite_source(source, file_edits)
+            for edit, reason in outcome.refused:
+                out.refused.append(Refusal(edit.codemod, path, edit.first_line, reason))
+                gave_up.add(edit.key)
+            for edit in outcome.applied:
+                out.applied.append(Applied(edit.codemod, path, edit.first_line, edit.description,
+                                           sorted({f.rule for f in edit.findings}), pass_no))
+            if outcome.new_source is not None:
+                out.sources[path] = outcome.new_source
+                changed[path] = outcome.new_source
+            gave_up.update(e.key for e in outcome.applied)
+        if not changed:
+            break
+        current = rescan(current, changed)
+    else:
+        out.converged = False
+    out.final = current
+    for path in list(out.sources):
+        if out.sources[path] == out.originals.get(path):
+            del out.sources[path]
+    return out
+
+
+def _read(root: Path, rel: str) -> bytes | None:
+    try:
+        return (root / rel).read_bytes()
+    except OSError:
+        return None
+
+
+# ---------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------
+def dirty_files(root: Path, paths: list[str]) -> list[str] | None:
+    """Of PATHS (relative to ROOT), those with uncommitted changes; None when ROOT is not in a git work tree."""
+    if not paths:
+        return []
+    try:
+        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if top.returncode != 0:
+        return None
+    try:
+        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-z", "--", *paths],
+                                capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if status.returncode != 0:
+        return None
+    top_dir = Path(top.stdout.strip()).resolve()
+    dirty = set()
+    for entry in status.stdout.decode("utf-8", errors="replace").split("\0"):
+        if len(entry) > 3:
+            full = (top_dir / entry[3:]).resolve()
+            try:
+                dirty.add(full.relative_to(root.resolve()).as_posix())
+            except ValueError:
+                continue
+    return sorted(p for p in paths if p in dirty)
+
+
+def write(result: MigrateResult, allow_dirty: bool = False) -> None:
+    """Write every changed file atomically; refuse on uncommitted changes unless ALLOW_DIRTY."""
+    paths = result.changed
+    if not allow_dirty:
+        dirty = dirty_files(result.root, paths)
+        if dirty:
+            shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+            raise UserError(f"uncommitted changes in {shown}: commit or stash them first, or pass --allow-dirty")
+    for path in paths:
+        try:
+            write_atomic(result.root, path, result.originals[path], result.sources[path])
+        except WriteRefused as exc:
+            codemods = sorted({a.codemod for a in result.applied if a.path == path})
+            result.refused.append(Refusal(",".join(codemods), path, 1, f"not written: {exc.reason}"))
+            continue
+        result.written.append(path)

@@ -1,0 +1,80 @@
+"""What `migrate` says: the summary table (stderr) and the JSON document (`--format json`).
+
+JSON schema `reply-audit-migrate/1` is documented in docs/migrate.md; like the
+scan report it is deterministic (sorted, no absolute paths, no clock).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from tabulate import tabulate
+
+from .. import __version__
+from ..migrate import MigrateResult
+
+SCHEMA = "reply-audit-migrate/1"
+MAX_SKIPPED_SHOWN = 40
+
+
+def render_summary(result: MigrateResult, applied: bool, display_root: str) -> str:
+    rows = [[name, c["phase"], c["files"], c["rewrites"], c["skipped"], c["refused"]]
+            for name, c in result.counts().items()]
+    parts = [tabulate(rows, headers=["codemod", "phase", "files", "rewrites", "skipped", "refused"],
+                      tablefmt="simple")]
+    changed = result.changed
+    verb = "rewrote" if applied else "would rewrite"
+    parts.append("")
+    parts.append(f"{display_root}: {verb} {len(changed)} file(s) with {len(result.applied)} rewrite(s) "
+                 f"in {result.passes} pass(es)" + ("" if applied or not changed else "; run with --apply to write"))
+    if not result.converged:
+        parts.append(f"warning: still rewriting after {result.passes} passes; run migrate again and report a bug")
+    if result.skipped:
+        reasons = Counter((s.codemod, s.finding.rule, s.reason) for s in result.skipped)
+        parts += ["", f"skipped ({len(result.skipped)} finding(s), a human decides):"]
+        shown = 0
+        for (codemod, rule, reason), n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+            where = [f"{s.finding.path}:{s.finding.line}" for s in result.skipped
+                     if (s.codemod, s.finding.rule, s.reason) == (codemod, rule, reason)]
+            parts.append(f"  {codemod} {rule} ×{n}: {reason}  [{', '.join(where[:3])}"
+                         f"{', …' if len(where) > 3 else ''}]")
+            shown += 1
+            if shown >= MAX_SKIPPED_SHOWN:
+                parts.append(f"  … {len(reasons) - shown} more reasons (see --format json)")
+                break
+    if result.refused:
+        parts += ["", f"refused ({len(result.refused)}):"]
+        parts += [f"  {r.path}:{r.line}: {r.codemod}: {r.reason}" for r in result.refused]
+    return "\n".join(parts) + "\n"
+
+
+def build_document(result: MigrateResult, applied: bool, display_root: str) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "tool": {"name": "reply-audit", "version": __version__},
+        "root": display_root,
+        "applied": applied,
+        "passes": result.passes,
+        "converged": result.converged,
+        "codemods": result.counts(),
+        "files": [
+            {"path": path, "rewrites": [
+                {"codemod": a.codemod, "line": a.line, "rules": a.rules, "description": a.description,
+                 "pass": a.pass_no}
+                for a in sorted(result.applied, key=lambda a: (a.pass_no, a.line, a.codemod)) if a.path == path]}
+            for path in result.changed
+        ],
+        "written": sorted(result.written),
+        "skipped": sorted(({"codemod": s.codemod, "rule": s.finding.rule, "path": s.finding.path,
+                            "line": s.finding.line, "reason": s.reason, "fingerprint": s.finding.fingerprint}
+                           for s in result.skipped), key=lambda d: (d["path"], d["line"], d["rule"])),
+        "refused": sorted(({"codemod": r.codemod, "path": r.path, "line": r.line, "reason": r.reason}
+                           for r in result.refused), key=lambda d: (d["path"], d["line"], d["codemod"])),
+    }
+
+
+def render_json(result: MigrateResult, applied: bool, display_root: str) -> str:
+    return json.dumps(build_document(result, applied, display_root), indent=2, sort_keys=True,
+                      ensure_ascii=False) + "\n"

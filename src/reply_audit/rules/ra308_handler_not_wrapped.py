@@ -1,0 +1,44 @@
+"""RA308: a tool handler without the safety wrapper."""
+
+from .base import Example, Rule
+
+
+def has_decorator(decorators: list[str], wanted: str) -> bool:
+    return any(d == wanted or d.endswith("." + wanted) for d in decorators)
+
+
+class HandlerNotWrapped(Rule):
+    id = "RA308"
+    name = "handler-not-wrapped"
+    severity = "medium"
+    category = "call"
+    spec = "spec 000 §11; plan 001 phase 1"
+    doc = ("Every tool handler runs inside the safety wrapper ([handlers] safety_decorator, `@mcp_safe_tool`): it "
+           "gives each reply its trace id, turns an unhandled exception into an Error reply instead of a crashed "
+           "transport, and in phase 1 wraps a legacy raw payload as MCP-SYS-S-900. A handler registered without it "
+           "has none of that. Fix: put the decorator directly below the registration decorator "
+           "(`reply-audit migrate --select safety-wrapper`).")
+    valid = [Example('''
+@mcp.tool()
+@mcp_safe_tool
+def notes_read(path):
+    return {"path": path}
+''')]
+    invalid = [Example('''
+@mcp.tool()
+def notes_read(path):
+    return {"path": path}
+
+@server.mcp.tool()
+async def notes_list():
+    return []
+''', expect=2)]
+
+    def check(self, ctx):
+        safety = str(ctx.profile.section("handlers").get("safety_decorator", "") or "")
+        if not safety:
+            return
+        for h in ctx.inventory.handlers:
+            if not ctx.is_test(h["path"]) and not has_decorator(h["decorators"], safety):
+                yield self.finding(h["path"], h["line"], f"handler {h['name']} is not wrapped by @{safety}",
+                                   function=h["qualname"], key=h["name"], subject=h)

@@ -1,0 +1,37 @@
+"""RA310: a reply code that `reply-audit migrate` chose by default, waiting for a human decision."""
+
+from ._snippets import tree
+from .base import Example, Rule
+
+
+class MigrationDefaultCode(Rule):
+    id = "RA310"
+    name = "migration-default-code"
+    severity = "low"
+    category = "call"
+    spec = "plan 001 phase 2"
+    doc = ("When `reply-audit migrate` (dict-returns) turns a raw dict into a builder call and no mapping file "
+           "names the handler's code ([tools.HANDLER]), it uses the profile's default ([migrate.dict_returns]) "
+           "and marks the line `# reply-audit: default-code`. A default is a placeholder: MCP-SYS-S-001 says "
+           "nothing about what succeeded. Fix: replace it with the specific registry code and delete the marker "
+           "(or name the code in a mapping file before migrating).")
+    valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-001", data={})\n'))]
+    invalid = [Example(tree(server='''
+def f(rb: ReplyBuilder):
+    return rb.success("MCP-SYS-S-001", data={"n": 1})  # reply-audit: default-code
+'''))]
+
+    def check(self, ctx):
+        calls: dict[tuple[str, int], dict] = {}
+        for c in ctx.inventory.calls:
+            for line in {c["line"], c["end_line"]}:
+                calls.setdefault((c["path"], line), c)
+        for m in ctx.inventory.markers:
+            if m["marker"] != "default-code" or ctx.is_test(m["path"]):
+                continue
+            call = calls.get((m["path"], m["line"]))
+            what = f"{call['receiver']}.{call['method']}({call['code']!r})" if call else "this reply"
+            yield self.finding(m["path"], m["line"], f"{what}: the code is a migration default; pick the "
+                               "specific registry code and delete the marker",
+                               function=call["function"] if call else None,
+                               key=f"{call['method']}:{call['code']}" if call else "", subject=m)
