@@ -85,12 +85,12 @@ def test_builders(doc):
     got = [(b["path"], b["line"], b["qualname"], b["kind"], b["methods"], b["forbidden_methods"],
             b["missing_methods"], b["validates_format"], b["validates_layer"], b["frozen_after_terminal"],
             b["instantiated_at"], b["calls"]) for b in doc["builders"]]
-    server_sites = [{"path": SERVER, "line": n} for n in (21, 49, 62, 75, 87, 103)]
+    server_sites = [{"path": SERVER, "line": n} for n in (21, 49, 62, 75, 87, 103, 113)]
     assert got == [
         (f"{PKG}/replies/reply.py", 10, "Reply", "factory", ["denied", "error", "invalid", "success"], [], [],
          False, False, False, [], 9),
         (SAFETY, 33, "ReplyBuilder", "builder", ["denied", "error", "invalid", "success"], [], [],
-         True, True, False, server_sites, 15),
+         True, True, False, server_sites, 17),
         (SHADOW, 12, "_make_builder._ShadowBuilder", "builder", ["denied", "error", "info", "success"], ["info"],
          ["invalid"], False, False, False, [{"path": SHADOW, "line": 29}, {"path": SHADOW, "line": 39}], 6),
     ]
@@ -120,6 +120,8 @@ def test_calls(doc):
         (SERVER, 91, RB, "success", "CT-GATE-S-001", True, None, False),
         (SERVER, 106, RB, "invalid", "WA-RES-I-001", True, None, False),
         (SERVER, 108, RB, "success", "WA-WRITE-S-001", True, None, False),
+        (SERVER, 115, RB, "denied", "WA-WRITE-D-001", True, None, False),        # a denial from the wrong layer
+        (SERVER, 117, RB, "success", "MCP-SYS-S-001", True, None, False),        # a default left by migrate
         (SHADOW, 14, REPLY, "success", None, True, None, True),
         (SHADOW, 17, REPLY, "info", None, True, None, True),                    # Reply has no info()
         (SHADOW, 20, REPLY, "denied", None, True, None, True),
@@ -144,6 +146,7 @@ def test_handlers_imports_and_messages(doc):
         (86, "session_status", {"builder": 2}),
         (96, "notes_export", {"other": 1}),
         (102, "notes_copy", {"builder": 2}),
+        (112, "notes_lock", {"builder": 2}),       # registered without @mcp_safe_tool
     ]
     search = doc["handlers"][1]["returns"]
     assert [(r["line"], r["keys"]) for r in search] == [(31, ["error"]), (33, ["success", "results", "count"])]
@@ -186,12 +189,14 @@ def test_example_scorecard_and_plan():
     ev = evaluate(result)
     rows = {r.name: (r.status, r.ok, r.total) for r in requirements(RuleContext(result.inventory, result.profile,
                                                                                  result.tooling), ev)}
-    assert rows["Terminal replies returned immediately"] == ("PARTIAL", 10, 11)  # 8 in server.py + 3 shadow
+    assert rows["Terminal replies returned immediately"] == ("PARTIAL", 11, 12)  # 9 in server.py + 3 shadow
     assert rows["Exception → Error, never Invalid"] == ("PARTIAL", 3, 4)  # server.py 55, 66, 68; safety.py 24
     assert rows["Builder frozen after a terminal reply"] == ("FAIL", 0, 2)
     assert rows["One active registry"] == ("FAIL", 0, 1)
-    assert rows["Handlers return replies, not raw dicts"] == ("PARTIAL", 15, 18)
+    assert rows["Handlers return replies, not raw dicts"] == ("PARTIAL", 17, 20)
     assert rows["Legacy codes mapped or retired"] == ("PARTIAL", 13, 17)
+    assert rows["Every handler behind the safety wrapper"] == ("PARTIAL", 9, 10)  # notes_lock is not wrapped
+    assert rows["Specific codes, no migration defaults left"][0] == "PARTIAL"
     assert [c.title for c in execution_plan(ev)] == [
-        "Spec reconciliation: the envelope", "One builder", "Frozen builder", "Call-site corrections",
+        "Safety net", "Spec reconciliation: the envelope", "One builder", "Frozen builder", "Call-site corrections",
         "Registry consolidation", "Strict mode: handlers return replies", "Guard hook"]

@@ -36,7 +36,7 @@ def test_search_and_stats_keep_their_payload():
 
 
 def test_lock():
-    assert server.notes_lock("a").code == "WA-WRITE-S-001"
+    assert server.notes_lock("a").code == "MCP-SYS-S-001"
     assert server.SESSION["locked"] == ["a"]
 
 

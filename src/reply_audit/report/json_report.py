@@ -44,6 +44,8 @@ def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
         "by_rule": dict(sorted(Counter(f["rule"] for f in findings).items())),
         "suppressed": len(suppressed),
         "baselined": evaluation.baselined if evaluation else 0,
+        "fixable": sum(1 for f in findings if f["fixable"]),
+        "fixable_by": dict(sorted(Counter(f["fix"] for f in findings if f["fix"]).items())),
     }
     return {
         "schema": SCHEMA,
@@ -73,6 +75,7 @@ def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
         "registry_imports": _sorted(inv.registry_imports, "path", "line", "registry_path"),
         "message_branches": _sorted(inv.message_branches, "path", "line", "col"),
         "envelopes": _sorted(inv.envelopes, "path", "line", "class"),
+        "markers": _sorted(inv.markers, "path", "line"),
         "tooling": result.tooling,
         "rules": [r.id for r in evaluation.rules] if evaluation else [],
         "findings": findings,

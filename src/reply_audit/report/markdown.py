@@ -74,7 +74,9 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
         f"{s['findings']['total']} findings: " + ", ".join(f"{n} {sev}" for sev, n in
                                                           s["findings"]["by_severity"].items()) +
         (f"; {s['findings']['suppressed']} suppressed" if s["findings"]["suppressed"] else "") +
-        (f"; {s['findings']['baselined']} in the baseline" if s["findings"]["baselined"] else "") + ".\n")
+        (f"; {s['findings']['baselined']} in the baseline" if s["findings"]["baselined"] else "") +
+        (f"; {s['findings']['fixable']} fixable by `reply-audit migrate`" if s["findings"]["fixable"] else "")
+        + ".\n")
 
     # 1 -------------------------------------------------------------- wire shape
     add("## 1. Wire shape\n")
@@ -180,9 +182,10 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
     for rule in evaluation.rules:
         found = by_rule.get(rule.id, [])
         if found:
-            rows.append([rule.id, rule.name, rule.category, rule.severity, len(found),
+            fixable = sum(1 for f in found if f.fixable)
+            rows.append([rule.id, rule.name, rule.category, rule.severity, len(found), fixable or "",
                          _locs([(f.path, f.line) for f in found])])
-    add(_table(rows, ["Rule", "Finding", "Category", "Severity", "Count", "Locations"]))
+    add(_table(rows, ["Rule", "Finding", "Category", "Severity", "Count", "Fixable", "Locations"]))
 
     # 6 -------------------------------------------------------------- scorecard
     add("## 6. Compliance scorecard\n")
@@ -197,6 +200,10 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
     for chunk in plan:
         add(f"### Chunk {chunk.letter} — {chunk.title}\n")
         add(f"{chunk.why} Depends on: {', '.join(chunk.after) or 'nothing'}.\n")
+        fixes = Counter(f.fix for f in evaluation.findings if f.fix and f.rule in {i[0] for i in chunk.items})
+        if fixes:
+            add("Automated: " + "; ".join(f"`reply-audit migrate --select {name}` fixes {n}"
+                                           for name, n in sorted(fixes.items())) + ".\n")
         add(_table([[rid, name, n, _locs(locs)] for rid, name, n, locs in chunk.items],
                    ["Rule", "What", "Findings", "Where"]))
 

@@ -28,6 +28,8 @@ def render_sarif(result, evaluation) -> str:
         }
         if f.confidence:
             item["properties"]["confidence"] = f.confidence
+        if f.fix:
+            item["properties"]["fix"] = f"reply-audit migrate --select {f.fix}"
         results.append(item)
     doc = {
         "$schema": SCHEMA_URI,

@@ -53,7 +53,9 @@ def requirements(ctx, evaluation) -> list[Requirement]:
                 and c["builder"] not in factories]
     in_except = [c for c in calls if c["in_except"]]
     coded = [c for c in calls if c["code"] and profile.is_code(c["code"])]
-    returns = [r for h in inv.handlers if not ctx.is_test(h["path"]) for r in h["returns"]]
+    handlers = [h for h in inv.handlers if not ctx.is_test(h["path"])]
+    returns = [r for h in handlers for r in h["returns"]]
+    literals = [c for c in inv.code_literals if not ctx.is_test(c["path"])]
     legacy = inv.legacy_codes
     envelope_fields = len(profile.section("envelope").get("fields", []))
     letters = set(profile.type_letters)
@@ -89,6 +91,12 @@ def requirements(ctx, evaluation) -> list[Requirement]:
             "mapped", "identical", "retired")), len(legacy), ("RA109", "RA110", "RA111"), "legacy codes"),
         Requirement("Handlers return replies, not raw dicts", len(returns) - n.get("RA306", 0), len(returns),
                     ("RA306",), "handler returns"),
+        Requirement("Every handler behind the safety wrapper", len(handlers) - n.get("RA308", 0), len(handlers),
+                    ("RA308",), "handlers"),
+        Requirement("Codes emitted by the layer that owns their type", len(literals) - n.get("RA309", 0),
+                    len(literals), ("RA309",), "code literals"),
+        Requirement("Specific codes, no migration defaults left", len(coded) - n.get("RA310", 0), len(coded),
+                    ("RA310",), "calls with a code"),
         Requirement("No branching on message text", 0 if n.get("RA307", 0) else 1, 1, ("RA307",), binary=True),
         Requirement("Pre-commit guard for reply rules", 0 if n.get("RA501", 0) else 1, 1, ("RA501",), binary=True),
     ]
@@ -106,6 +114,8 @@ class Chunk:
 
 
 CHUNKS = (
+    ("Safety net", "Put every handler behind the safety wrapper (plan phase 1): trace ids, crashes as Error "
+     "replies, raw payloads auto-wrapped while the rest migrates.", ("RA308",), ()),
     ("Spec reconciliation: the envelope", "Decide first whether code adopts the spec's envelope or the spec "
      "follows the code: the answer ripples into every later chunk.", ("RA401", "RA402"), ()),
     ("One builder", "Remove the shadow builder (its factory returns the primary one), delete forbidden methods "
@@ -115,14 +125,15 @@ CHUNKS = (
      ("RA205",), ("One builder",)),
     ("Call-site corrections", "Return terminal replies, Error in broad excepts, Success for empty states, "
      "methods that match their code's type, registered codes.",
-     ("RA303", "RA304", "RA302", "RA305", "RA301"), ("One builder",)),
+     ("RA303", "RA304", "RA302", "RA305", "RA301", "RA309"), ("One builder",)),
     ("Registry consolidation", "Map or retire every legacy code, fix mapping targets, stop importing the legacy "
      "registry at runtime, clean the canonical registry's codes.",
      ("RA109", "RA110", "RA111", "RA108", "RA107", "RA101", "RA102", "RA103", "RA104", "RA105", "RA106"),
      ("One builder",)),
-    ("Strict mode: handlers return replies", "Turn raw dict returns into builder calls and stop branching on "
-     "message text; then the safety wrapper's legacy auto-wrap can go (plan phase 3).",
-     ("RA306", "RA307"), ("Call-site corrections",)),
+    ("Strict mode: handlers return replies", "Turn raw dict returns into builder calls, pick the specific code "
+     "wherever migrate left a default, and stop branching on message text; then the safety wrapper's legacy "
+     "auto-wrap can go (plan phase 3).",
+     ("RA306", "RA310", "RA307"), ("Call-site corrections",)),
     ("Guard hook", "Wire reply-audit into pre-commit so none of this comes back.", ("RA501",), ()),
 )
 

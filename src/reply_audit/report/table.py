@@ -35,7 +35,11 @@ def render_table(result, evaluation=None, show_suppressed: bool = False) -> str:
     ]
     findings = evaluation.findings if evaluation else []
     parts += ["", f"{len(findings)} findings" + (":" if findings else "")]
-    parts += [f"  {f.path}:{f.line}:{f.col + 1}: {f.rule} [{f.severity}] {f.message}" for f in findings]
+    parts += [f"  {f.path}:{f.line}:{f.col + 1}: {f.rule} [{f.severity}] {'[*] ' if f.fixable else ''}{f.message}"
+              for f in findings]
+    fixable = sum(1 for f in findings if f.fixable)
+    if fixable:
+        parts += ["", f"[*] {fixable} fixable with `reply-audit migrate` (see the diff first; --apply writes)"]
     if show_suppressed and evaluation and evaluation.suppressed:
         parts += ["", "suppressed:"] + [f"  {f.path}:{f.line}: {f.rule} {f.message}" for f in evaluation.suppressed]
     if doc["files"]["unparseable"]:

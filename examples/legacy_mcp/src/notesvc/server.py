@@ -114,7 +114,7 @@ def notes_lock(path: str) -> Reply:
     if path.startswith("/system"):
         return rb.denied("WA-WRITE-D-001", {"path": path})  # the world adapter refusing: the wrong layer
     SESSION.setdefault("locked", []).append(path)
-    return rb.success("WA-WRITE-S-001", {"path": path})
+    return rb.success("MCP-SYS-S-001", data={"path": path})  # reply-audit: default-code
 
 
 def _snapshot() -> dict[str, Any]:
