@@ -270,13 +270,16 @@ def _merge_into_existing(body: list[cst.BaseStatement], module_name: str, level:
         if missing:
             aliases = list(small.names)
             last = aliases[-1]
-            comma = last.comma if isinstance(last.comma, cst.Comma) else cst.Comma(
-                whitespace_after=cst.SimpleWhitespace(" "))
-            aliases[-1] = last.with_changes(comma=comma)
+            if small.lpar is not None and isinstance(small.lpar.whitespace_after, cst.ParenthesizedWhitespace):
+                sep = cst.Comma(whitespace_after=small.lpar.whitespace_after)   # one name per line
+            elif len(aliases) > 1 and isinstance(aliases[-2].comma, cst.Comma):
+                sep = aliases[-2].comma
+            else:
+                sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+            aliases[-1] = last.with_changes(comma=sep)
             for j, name in enumerate(missing):
                 end = j == len(missing) - 1
-                aliases.append(cst.ImportAlias(name=cst.parse_expression(name),
-                                               comma=last.comma if end else comma))
+                aliases.append(cst.ImportAlias(name=cst.parse_expression(name), comma=last.comma if end else sep))
             new_small = small.with_changes(names=aliases)
             body[i] = line.with_changes(body=[new_small if s is small else s for s in line.body])
         return True

@@ -114,8 +114,8 @@ def _drop(items: list, keys: tuple[str, ...]) -> list:
     return out
 
 
-def _free_names(statements: list[str]) -> list[str]:
-    """Names the setup statements read without binding them first (builtins aside)."""
+def _names(statements: list[str]) -> tuple[list[str], set[str]]:
+    """(names the setup statements read without binding them first, builtins aside; names they bind)."""
     bound: set[str] = set()
     free: list[str] = []
     for text in statements:
@@ -127,7 +127,7 @@ def _free_names(statements: list[str]) -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 bound.add(node.id)
-    return free
+    return free, bound
 
 
 class DictReturnsCodemod(Codemod):
@@ -264,14 +264,16 @@ def notes_stats() -> dict:
         builder_names = {b["name"] for b in ctx.inventory.builders} | {builder}
         if bound and bound[0] in builder_names and bound[1] < ret["line"]:
             return [], []
-        if name in handler["local_names"]:
-            return Skip(f"{name!r} already names something else in {handler['name']}: set [migrate] builder_name")
         templates = list(ctx.profile.migrate_value("builder_setup", []))
         try:
             setup = [t.format(name=name, builder=builder, tool=handler["name"]) for t in templates]
-            free = _free_names(setup)
+            free, binds = _names(setup)
         except (KeyError, IndexError, ValueError, SyntaxError) as exc:
             return Skip(f"[migrate] builder_setup is not a valid template: {exc}")
+        taken = sorted(binds & set(handler["local_names"]))
+        if taken:
+            return Skip(f"{', '.join(map(repr, taken))} already names something else in {handler['name']}: "
+                        "set [migrate] builder_name / builder_setup")
         configured = list(ctx.profile.migrate_value("builder_imports", []) or [])
         if configured:
             return setup, configured

@@ -1,0 +1,362 @@
+"""`reply-audit migrate`: the CLI, safe writes, encodings, passes, refusals, and the example end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import libcst as cst
+import pytest
+from typer.testing import CliRunner
+
+from support import EXAMPLE, write_tree
+from reply_audit.cli import app
+from reply_audit.codemods.apply import add_imports, rewrite_source
+from reply_audit.codemods.base import Edit, Target
+from reply_audit.codemods.edits import ReplaceCode
+from reply_audit.engine import evaluate
+from reply_audit.profile import load_profile
+from reply_audit.rules._snippets import BUILDER, CODES
+from reply_audit.safe_write import WriteRefused, write_atomic
+from reply_audit.scan import scan
+
+RUNNER = CliRunner()
+
+SERVER = '''
+def notes_list(rb: ReplyBuilder, notes):
+    if not notes:
+        return rb.info("WA-READ-S-001", {"notes": []})
+    return rb.success("WA-READ-S-001", {"notes": notes})
+'''
+TREE = {"builder.py": BUILDER, "codes.py": CODES, "server.py": SERVER}
+
+
+def cli(*args):
+    return RUNNER.invoke(app, [str(a) for a in args])
+
+
+def git(root, *args):
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+def git_repo(root, files):
+    write_tree(root, files)
+    git(root, "init", "-q")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "base")
+    return root
+
+
+# ---------------------------------------------------------------------------- CLI
+def test_diff_by_default_changes_nothing_and_the_diff_applies(tmp_path):
+    root = git_repo(tmp_path / "a", TREE)
+    shown = cli("migrate", root)
+    assert shown.exit_code == 0, shown.output
+    assert (root / "server.py").read_text() == textwrap.dedent(SERVER)
+    diff = shown.stdout
+    assert "-        return rb.info(\"WA-READ-S-001\"" in diff and "+        return rb.success(\"WA-READ-S-001\"" in diff
+    (tmp_path / "fix.patch").write_text(diff)
+    git(root, "apply", str(tmp_path / "fix.patch"))
+    applied_by_patch = (root / "server.py").read_text()
+    other = git_repo(tmp_path / "b", TREE)
+    assert cli("migrate", other, "--apply").exit_code == 0
+    assert (other / "server.py").read_text() == applied_by_patch
+    assert "1 rewrite(s)" in shown.stderr
+
+
+def test_check_apply_and_exit_codes(tmp_path):
+    root = write_tree(tmp_path, TREE)
+    assert cli("migrate", root, "--check").exit_code == 1
+    assert cli("migrate", root, "--check", "--apply").exit_code == 2
+    done = cli("migrate", root, "--apply")
+    assert done.exit_code == 0 and done.stdout == "" and "rewrote 1 file(s)" in done.stderr
+    assert cli("migrate", root, "--check").exit_code == 0
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--select", "no-such"], "unknown codemod 'no-such'"),
+    (["--phase", "4"], "--phase 4: use 1"),
+    (["--profile", "nope"], "unknown profile 'nope'"),
+])
+def test_bad_arguments_exit_2_with_one_line(tmp_path, args, message):
+    root = write_tree(tmp_path, TREE)
+    result = cli("migrate", root, *args)
+    assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.output
+
+
+def test_missing_path_exits_2(tmp_path):
+    result = cli("migrate", tmp_path / "nowhere")
+    assert result.exit_code == 2 and "does not exist" in result.stderr
+
+
+def test_phase_and_select(tmp_path):
+    files = {**TREE, "app.py": '''
+        @mcp.tool()
+        def ping(rb: ReplyBuilder):
+            return rb.success("MCP-SYS-S-001", {})
+
+        def mcp_safe_tool(f):
+            return f
+        '''}
+    root = write_tree(tmp_path, files)
+    doc = json.loads(cli("migrate", root, "--phase", "1", "-f", "json").stdout)
+    assert [(f["path"], [r["codemod"] for r in f["rewrites"]]) for f in doc["files"]] == [
+        ("app.py", ["safety-wrapper"])]
+    doc = json.loads(cli("migrate", root, "--select", "forbidden-methods,safety-wrapper", "-f", "json").stdout)
+    assert sorted((f["path"], r["codemod"]) for f in doc["files"] for r in f["rewrites"]) == [
+        ("app.py", "safety-wrapper"), ("server.py", "forbidden-methods")]
+
+
+def test_dirty_files_are_refused_unless_allowed(tmp_path):
+    root = git_repo(tmp_path, TREE)
+    (root / "server.py").write_text(textwrap.dedent(SERVER) + "# local edit\n")
+    refused = cli("migrate", root, "--apply")
+    assert refused.exit_code == 2 and "uncommitted changes in server.py" in refused.stderr
+    assert "rb.info(" in (root / "server.py").read_text()
+    assert cli("migrate", root, "--apply", "--allow-dirty").exit_code == 0
+    assert "rb.info(" not in (root / "server.py").read_text()
+
+
+def test_json_report(tmp_path):
+    root = write_tree(tmp_path, {**TREE, "server.py": SERVER + '''
+@mcp.tool()
+def count(n):
+    total = {"n": n}
+    return total
+'''})
+    doc = json.loads(cli("migrate", root, "-f", "json", "--select", "forbidden-methods,dict-returns").stdout)
+    assert doc["schema"] == "reply-audit-migrate/1" and doc["applied"] is False and doc["passes"] == 1
+    assert doc["files"] == [{"path": "server.py", "rewrites": [
+        {"codemod": "forbidden-methods", "description": "rb.info() -> success()", "line": 4, "pass": 1,
+         "rules": ["RA203"]}]}]
+    assert [(s["codemod"], s["rule"], s["line"], s["reason"]) for s in doc["skipped"]] == [
+        ("dict-returns", "RA306", 10, "the dict is returned through a variable: build the reply where the dict is "
+                                      "made")]
+
+
+# ------------------------------------------------------------------ safe writes
+def test_encoding_bom_line_endings_and_mode_are_kept(tmp_path):
+    write_tree(tmp_path, {"builder.py": BUILDER, "codes.py": CODES})
+    crlf = "\ufeffdef f(rb: ReplyBuilder):\r\n    return rb.info(\"WA-READ-S-001\", {})\r\n"
+    (tmp_path / "server.py").write_bytes(crlf.encode("utf-8"))
+    latin = '# -*- coding: latin-1 -*-\ndef g(rb: ReplyBuilder):\n    x = "é"; return rb.fail("MCP-SYS-E-001", {})\n'
+    (tmp_path / "other.py").write_bytes(latin.encode("latin-1"))
+    os.chmod(tmp_path / "server.py", 0o640)
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    assert (tmp_path / "server.py").read_bytes() == crlf.replace("rb.info", "rb.success").encode("utf-8")
+    assert (tmp_path / "other.py").read_bytes() == latin.replace("rb.fail", "rb.error").encode("latin-1")
+    assert (tmp_path / "server.py").stat().st_mode & 0o777 == 0o640
+
+
+def test_write_refuses_symlinks_and_files_changed_since_read(tmp_path):
+    (tmp_path / "real.py").write_text("x = 1\n")
+    (tmp_path / "link.py").symlink_to(tmp_path / "real.py")
+    with pytest.raises(WriteRefused, match="symbolic link"):
+        write_atomic(tmp_path, "link.py", b"x = 1\n", b"x = 2\n")
+    with pytest.raises(WriteRefused, match="changed on disk"):
+        write_atomic(tmp_path, "real.py", b"x = 0\n", b"x = 2\n")
+    write_atomic(tmp_path, "real.py", b"x = 1\n", b"x = 2\n")
+    assert (tmp_path / "real.py").read_text() == "x = 2\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# ------------------------------------------------------------------ the rewriter
+class _Garble(Edit):
+    def targets(self):
+        return [Target("call", self.spans[0])]
+
+    def rewrite(self, target, original, updated, ctx):
+        return updated.with_changes(func=cst.Name("in"))
+
+
+def test_a_rewrite_that_would_not_parse_is_refused():
+    source = b"def f(rb):\n    return rb.info('A-B-S-001')\n"
+    outcome = rewrite_source(source, [_Garble("x", "m.py", [(2, 11, 2, 31)], "garble")])
+    assert outcome.new_source is None and outcome.applied == []
+    assert outcome.problem.startswith("the rewritten file would not parse")
+
+
+def test_an_edit_whose_node_is_gone_is_dropped_and_the_rest_applies():
+    source = b'A = "X-Y-S-001"\nB = "X-Y-S-002"\n'
+    good = ReplaceCode("legacy-codes", "m.py", [(2, 4, 2, 15)], "b", old="X-Y-S-002", new="X-Y-S-003")
+    stale = ReplaceCode("legacy-codes", "m.py", [(1, 4, 1, 15)], "a", old="X-Y-S-009", new="X-Y-S-010")
+    outcome = rewrite_source(source, [stale, good])
+    assert outcome.new_source == b'A = "X-Y-S-001"\nB = "X-Y-S-003"\n'
+    assert [(e.description, reason.split(",")[0]) for e, reason in outcome.refused] == [
+        ("a", "expected the string 'X-Y-S-009' there")]
+
+
+def test_imports_join_an_existing_statement_or_follow_the_import_block():
+    module = cst.parse_module('"""Doc."""\nfrom .safety import (\n    ReplyBuilder,\n)\nimport os\n\nX = 1\n')
+    out = add_imports(module, ["from .safety import mcp_safe_tool", "from pkg.codes import Codes",
+                               "import os"]).code
+    assert out == ('"""Doc."""\nfrom .safety import (\n    ReplyBuilder,\n    mcp_safe_tool,\n)\nimport os\n'
+                   'from pkg.codes import Codes\n\nX = 1\n')
+
+
+def test_overlapping_fixes_take_two_passes_and_then_nothing(tmp_path):
+    root = write_tree(tmp_path, {**TREE, "server.py": '''
+        def run(rb: ReplyBuilder, job):
+            try:
+                job()
+            except Exception:
+                rb.invalid("MCP-SYS-I-001", {})
+        '''})
+    doc = json.loads(cli("migrate", root, "--apply", "-f", "json").stdout)
+    assert doc["passes"] == 2
+    assert [(r["codemod"], r["pass"]) for r in doc["files"][0]["rewrites"]] == [
+        ("except-to-error", 1), ("terminal-return", 2)]
+    assert (root / "server.py").read_text().splitlines()[5] == '        return rb.error("MCP-SYS-E-001", {})'
+    assert json.loads(cli("migrate", root, "-f", "json").stdout)["files"] == []
+
+
+# ------------------------------------------------------------------ dict-returns in detail
+JANUARY = '''
+"""Tools, as they were before any reply system: raw dicts everywhere."""
+from pathlib import Path
+
+mcp = FastMCP("notes")
+
+
+@mcp.tool()
+def notes_close(force: bool = False) -> dict:
+    """
+    Close the store.
+
+    Returns:
+        {"success": bool, "message": str}
+    """
+    global _store
+
+    try:
+        _store = None
+        if force: return {"success": True, "forced": True}  # fast path
+        return (
+            {
+                "success": True,
+                "message": "closed",   # shown to the agent
+            }
+        )
+    except Exception as e:
+        return {
+            "success": False,
+            "error": str(e),
+        }
+
+
+@mcp.tool()
+def notes_find(pattern: str) -> dict:
+    rb = 0
+    return {"error": "not yet"}
+'''
+JANUARY_AFTER = '''
+"""Tools, as they were before any reply system: raw dicts everywhere."""
+from pathlib import Path
+from .safety import mcp_safe_tool, ReplyBuilder, get_current_trace_info
+
+mcp = FastMCP("notes")
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_close(force: bool = False) -> dict:
+    """
+    Close the store.
+
+    Returns:
+        {"success": bool, "message": str}
+    """
+    global _store
+    trace_info = get_current_trace_info()
+    rb = ReplyBuilder(trace_info, tool="notes_close")
+
+    try:
+        _store = None
+        if force: return rb.success("WA-WRITE-S-001", data={"forced": True})  # fast path
+        return (
+            rb.success("WA-WRITE-S-001", data={
+                "message": "closed",   # shown to the agent
+            })
+        )
+    except Exception as e:
+        return rb.error("MCP-SYS-E-001", data={
+            "error": str(e),
+        })  # reply-audit: default-code
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_find(pattern: str) -> dict:
+    rb = 0
+    return {"error": "not yet"}
+'''
+JANUARY_PROFILE = '''
+[tool.reply-audit.migrate]
+builder_class = "ReplyBuilder"
+builder_setup = ["trace_info = get_current_trace_info()", '{name} = {builder}(trace_info, tool="{tool}")']
+builder_imports = ["from .safety import ReplyBuilder, get_current_trace_info"]
+safety_imports = ["from .safety import mcp_safe_tool"]
+
+[tool.reply-audit.mappings]
+files = ["tools.toml"]
+'''
+
+
+def test_dict_returns_on_a_codebase_without_builder_or_wrapper(tmp_path):
+    """The January pattern: configured builder and imports, docstring and `global` first, one-line ifs,
+    parenthesized returns, comments inside the dict; a handler whose `rb` is taken is reported."""
+    root = write_tree(tmp_path, {"tools/server.py": JANUARY, "pyproject.toml": JANUARY_PROFILE,
+                                 "tools.toml": '[tools.notes_close]\nsuccess = "WA-WRITE-S-001"\n'})
+    doc = json.loads(cli("migrate", root, "--apply", "-f", "json").stdout)
+    assert (root / "tools" / "server.py").read_text() == textwrap.dedent(JANUARY_AFTER)
+    assert [(s["codemod"], s["line"], s["reason"]) for s in doc["skipped"]] == [
+        ("dict-returns", 40, "'rb' already names something else in notes_find: set [migrate] builder_name / "
+                             "builder_setup")]
+    again = cli("migrate", root, "--check")
+    assert again.exit_code == 0
+    result = scan(root, load_profile(None, root))
+    rules = sorted((f.rule, f.line, f.fixable) for f in evaluate(result).findings if f.rule.startswith("RA3"))
+    assert rules == [("RA306", 40, False), ("RA310", 33, False)]
+
+
+# ------------------------------------------------------------------ one detection logic, end to end
+def test_scan_marks_exactly_what_migrate_fixes():
+    result = scan(EXAMPLE, load_profile(None, EXAMPLE))
+    fixable = sorted((f.rule, f.line, f.fix) for f in evaluate(result).findings if f.fixable)
+    assert fixable == [
+        ("RA108", 79, "legacy-codes"),
+        ("RA111", 91, "forbidden-layers"),
+        ("RA203", 33, "forbidden-methods"),
+        ("RA301", 115, "forbidden-layers"),
+        ("RA303", 51, "terminal-return"),
+        ("RA304", 55, "except-to-error"),
+        ("RA306", 31, "dict-returns"),
+        ("RA306", 33, "dict-returns"),
+        ("RA306", 43, "dict-returns"),
+        ("RA308", 112, "safety-wrapper"),
+        ("RA309", 115, "forbidden-layers"),
+    ]
+
+
+def test_the_example_migrates_cleanly_and_its_tests_still_pass(tmp_path):
+    root = tmp_path / "legacy_mcp"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    before = scan(root, load_profile(None, root))
+    fixable = [f for f in evaluate(before).findings if f.fixable]
+    done = cli("migrate", root, "--apply")
+    assert done.exit_code == 0, done.output
+    after = evaluate(scan(root, load_profile(None, root))).findings
+    assert [f for f in after if f.fixable] == []
+    gone = {f.fingerprint for f in fixable} - {f.fingerprint for f in after}
+    assert len(gone) == len(fixable)
+    assert cli("migrate", root, "--check").exit_code == 0
+    tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"], cwd=root,
+                           capture_output=True, text=True)
+    assert tests.returncode == 0, tests.stdout + tests.stderr
+    assert "6 passed" in tests.stdout
