@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -97,6 +98,18 @@ class _Applier(cst.CSTTransformer):
         self.ctx = ctx
         self.hits: dict[int, int] = defaultdict(int)
         self.refused: dict[int, str] = {}
+        self.lines = sorted({key[1][1] if key[0] == "def" else key[1][0] for key in table})
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        """Descend only into nodes whose lines hold a target: the rest of the tree is kept as it is."""
+        if isinstance(node, cst.Module):
+            return True
+        try:
+            pos = self.get_metadata(PositionProvider, node)
+        except KeyError:
+            return True
+        i = bisect_left(self.lines, pos.start.line)
+        return i < len(self.lines) and self.lines[i] <= pos.end.line
 
     def _key(self, node: cst.CSTNode) -> tuple | None:
         kind = _KINDS.get(type(node))
@@ -196,13 +209,14 @@ def _refuse(outcome: RewriteOutcome, edits: list[Edit], problem: str) -> Rewrite
 
 
 def verify(original: bytes, new: bytes) -> str | None:
-    """Why NEW may not replace ORIGINAL, or None: it must parse (with ast too, when the original did)."""
+    """Why NEW may not replace ORIGINAL, or None. It is parsed again: by this Python's own parser when the
+    original compiled (the stricter test), else by libcst's (newer syntax than this Python knows)."""
+    if _compiles(original):
+        return None if _compiles(new) else "the rewritten file would not parse with this Python"
     try:
         cst.parse_module(new)
     except Exception as exc:
         return f"the rewritten file would not parse: {' '.join(str(exc).split())[:160]}"
-    if _compiles(original) and not _compiles(new):
-        return "the rewritten file would not compile with this Python"
     return None
 
 
