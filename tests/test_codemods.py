@@ -48,3 +48,24 @@ def test_every_codemod_has_an_example_and_a_doc():
                      "terminal-return", "dict-returns"]
     for c in CODEMODS:
         assert c.examples and len(c.doc) > 150 and c.fixes and c.phase in (1, 2, 3)
+
+
+def test_docs_codemods_md_is_generated_from_the_codemods():
+    from support import REPO
+    from reply_audit.report.codemods_doc import codemods_markdown
+
+    assert (REPO / "docs" / "codemods.md").read_text(encoding="utf-8") == codemods_markdown(CODEMODS)
+
+
+def test_codemods_command_lists_and_explains():
+    from typer.testing import CliRunner
+
+    from reply_audit.cli import app
+
+    runner = CliRunner()
+    listed = runner.invoke(app, ["codemods"])
+    assert listed.exit_code == 0 and [line.split()[0] for line in listed.stdout.splitlines()[2:]] == [
+        c.name for c in CODEMODS]
+    explained = runner.invoke(app, ["codemods", "terminal-return"])
+    assert explained.exit_code == 0 and "+        return rb.denied(" in explained.stdout
+    assert runner.invoke(app, ["codemods", "nope"]).exit_code == 2

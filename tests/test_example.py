@@ -200,3 +200,20 @@ def test_example_scorecard_and_plan():
     assert [c.title for c in execution_plan(ev)] == [
         "Safety net", "Spec reconciliation: the envelope", "One builder", "Frozen builder", "Call-site corrections",
         "Registry consolidation", "Strict mode: handlers return replies", "Guard hook"]
+
+
+def test_kept_migration_diff_is_current():
+    """reports/legacy_mcp.migrate.diff: what `reply-audit migrate examples/legacy_mcp` shows (README command 1)."""
+    run = subprocess.run([sys.executable, "-m", "reply_audit", "migrate", "examples/legacy_mcp"], cwd=REPO,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == (REPO / "reports" / "legacy_mcp.migrate.diff").read_text(encoding="utf-8")
+    assert "would rewrite 3 file(s) with 9 rewrite(s) in 1 pass(es)" in run.stderr
+
+
+def test_ci_runs_exactly_the_readme_commands():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    setup = readme.split("## Setup and use", 1)[1]
+    commands = [block.split("```", 1)[0].strip() for block in setup.split("```sh\n")[1:3]]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert all(command in ci for command in commands) and len(commands) == 2
