@@ -468,8 +468,7 @@ class FactsExtractor:
         handler = None
         if decorators:
             handler = HandlerFact(name=node.name, qualname=qualname, line=node.lineno, decorators=decorators,
-                                  end_line=node.end_lineno or node.lineno, local_names=sorted(_local_names(node)),
-                                  top_calls=_top_calls(node.body))
+                                  end_line=node.end_lineno or node.lineno, top_calls=_top_calls(node.body))
             self.facts.handlers.append(handler)
         is_method = ctx.cls is not None and ctx.prefix == ctx.cls.qualname
         returns = None if is_method else _annotation_class(node.returns)
@@ -479,6 +478,8 @@ class FactsExtractor:
                           factory_seen=bool(returns) or is_method)
         # The class stays visible inside its methods and their closures (for `self.X` receivers).
         self._block(node.body, _Ctx((*ctx.functions, scope), ctx.cls, None, ctx.type_checking, qualname))
+        if handler is not None and any(r.literal for r in handler.returns):
+            handler.local_names = sorted(_local_names(node))  # only dict-returns needs them
 
     def _class(self, node: ast.ClassDef, ctx: _Ctx) -> None:
         for expr in (*node.bases, *node.decorator_list):
