@@ -219,6 +219,21 @@ def migrate(
     raise typer.Exit(EXIT_OK)
 
 
+def _list_or_explain(kind: str, name: str | None, format: str, items, find, explain, table, markdown) -> None:
+    """The shared body of `rules` and `codemods`: explain NAME, or list ITEMS as text or Markdown."""
+    if name:
+        found = find(name)
+        if found is None:
+            typer.echo(f"reply-audit: error: unknown {kind} {name!r}; `reply-audit {kind}s` lists them", err=True)
+            raise typer.Exit(EXIT_USAGE)
+        typer.echo(explain(found), nl=False)
+    elif format in ("md", "text"):
+        typer.echo((markdown if format == "md" else table)(items), nl=False)
+    else:
+        typer.echo(f"reply-audit: error: --format {format!r}: use text or md", err=True)
+        raise typer.Exit(EXIT_USAGE)
+
+
 @app.command()
 def codemods(
     name: Annotated[Optional[str], typer.Argument(help="A codemod to explain.")] = None,
@@ -228,20 +243,8 @@ def codemods(
     from .codemods import all_codemods, get_codemod
     from .report.codemods_doc import codemods_markdown, codemods_table, explain_codemod
 
-    if name:
-        found = get_codemod(name)
-        if found is None:
-            typer.echo(f"reply-audit: error: unknown codemod {name!r}; `reply-audit codemods` lists them", err=True)
-            raise typer.Exit(EXIT_USAGE)
-        typer.echo(explain_codemod(found), nl=False)
-        return
-    if format == "md":
-        typer.echo(codemods_markdown(all_codemods()), nl=False)
-    elif format == "text":
-        typer.echo(codemods_table(all_codemods()), nl=False)
-    else:
-        typer.echo(f"reply-audit: error: --format {format!r}: use text or md", err=True)
-        raise typer.Exit(EXIT_USAGE)
+    _list_or_explain("codemod", name, format, all_codemods(), get_codemod, explain_codemod, codemods_table,
+                     codemods_markdown)
 
 
 @app.command()
@@ -253,20 +256,7 @@ def rules(
     from .rules import all_rules, get_rule
     from .report.rules_doc import explain, rules_markdown, rules_table
 
-    if rule_id:
-        rule = get_rule(rule_id)
-        if rule is None:
-            typer.echo(f"reply-audit: error: unknown rule {rule_id!r}; `reply-audit rules` lists them", err=True)
-            raise typer.Exit(EXIT_USAGE)
-        typer.echo(explain(rule), nl=False)
-        return
-    if format == "md":
-        typer.echo(rules_markdown(all_rules()), nl=False)
-    elif format == "text":
-        typer.echo(rules_table(all_rules()), nl=False)
-    else:
-        typer.echo(f"reply-audit: error: --format {format!r}: use text or md", err=True)
-        raise typer.Exit(EXIT_USAGE)
+    _list_or_explain("rule", rule_id, format, all_rules(), get_rule, explain, rules_table, rules_markdown)
 
 
 @profile_app.command("show")
