@@ -360,3 +360,37 @@ def test_the_example_migrates_cleanly_and_its_tests_still_pass(tmp_path):
                            capture_output=True, text=True)
     assert tests.returncode == 0, tests.stdout + tests.stderr
     assert "6 passed" in tests.stdout
+
+
+DICT_TREE = {"builder.py": BUILDER.replace("def __init__(self):", "def __init__(self, tool=None):"),
+             "codes.py": CODES + '    MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001")\n'}
+
+
+@pytest.mark.parametrize("returned,expected", [
+    ('{"success": True}', 'rb.success("MCP-SYS-S-001", data={})'),
+    ('{"n": 1, "success": True}', 'rb.success("MCP-SYS-S-001", data={"n": 1})'),
+    ('{"success": True, "n": 1,}', 'rb.success("MCP-SYS-S-001", data={"n": 1,})'),
+    ("{'ok': False, 'error': 'no'}", "rb.invalid('MCP-SYS-I-001', data={'error': 'no'})"),
+    ('{"error": None, "rows": []}', 'rb.success("MCP-SYS-S-001", data={"error": None, "rows": []})'),
+    ('{**base, "success": True}', 'rb.success("MCP-SYS-S-001", data={**base})'),
+    ("dict(success=True)", 'rb.success("MCP-SYS-S-001", data=dict())'),
+    ("dict(rows=[], ok=True)", 'rb.success("MCP-SYS-S-001", data=dict(rows=[]))'),
+])
+def test_dict_shapes(tmp_path, returned, expected):
+    server = f"from builder import ReplyBuilder\n\n\n@mcp.tool()\ndef h(base):\n    return {returned}\n"
+    write_tree(tmp_path, {**DICT_TREE, "server.py": server})
+    assert cli("migrate", tmp_path, "--apply", "--select", "dict-returns").exit_code == 0
+    lines = (tmp_path / "server.py").read_text().splitlines()
+    assert lines[5:] == ['    rb = ReplyBuilder(tool="h")',
+                         f"    return {expected}  # reply-audit: default-code"]
+
+
+@pytest.mark.parametrize("returned,reason", [
+    ('{"success": result.ok, "n": 1}', "the success flag 'success' is not a literal True/False: decide by hand"),
+    ('{"success": True, "ok": False}', "the success flags disagree"),
+])
+def test_dict_shapes_left_to_a_human(tmp_path, returned, reason):
+    server = f"@mcp.tool()\ndef h(result):\n    return {returned}\n"
+    write_tree(tmp_path, {**DICT_TREE, "server.py": server})
+    doc = json.loads(cli("migrate", tmp_path, "-f", "json", "--select", "dict-returns").stdout)
+    assert doc["files"] == [] and [s["reason"] for s in doc["skipped"]] == [reason]
