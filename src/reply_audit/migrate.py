@@ -110,7 +110,9 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> Migrat
     order = {c.name: i for i, c in enumerate(all_codemods())}
     out = MigrateResult(root=result.root, codemods=chosen)
     gave_up: set[tuple] = set()
+    applied_keys: set[tuple] = set()
     current = result
+    planned = None
     for pass_no in range(1, MAX_PASSES + 1):
         evaluation = evaluate(current, fixable=False)
         planned = plan(current, evaluation.findings, chosen)
@@ -144,11 +146,16 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> Migrat
                 out.sources[path] = outcome.new_source
                 changed[path] = outcome.new_source
             gave_up.update(e.key for e in outcome.applied)
+            applied_keys.update(e.key for e in outcome.applied)
         if not changed:
             break
         current = rescan(current, changed)
     else:
         out.converged = False
+    for edit in planned.edits if planned is not None and out.converged else []:
+        if edit.key in applied_keys:  # a codemod bug: its rewrite did not remove what it was meant to
+            out.refused.append(Refusal(edit.codemod, edit.path, edit.first_line,
+                                       "rewritten, but the finding is still there: please report this"))
     out.final = current
     for path in list(out.sources):
         if out.sources[path] == out.originals.get(path):
