@@ -394,3 +394,85 @@ def test_dict_shapes_left_to_a_human(tmp_path, returned, reason):
     write_tree(tmp_path, {**DICT_TREE, "server.py": server})
     doc = json.loads(cli("migrate", tmp_path, "-f", "json", "--select", "dict-returns").stdout)
     assert doc["files"] == [] and [s["reason"] for s in doc["skipped"]] == [reason]
+
+
+@pytest.mark.parametrize("server,reason", [
+    ("import json as rb\n\n@mcp.tool()\ndef a(x):\n    return {'text': rb.dumps(x)}\n",
+     "'rb' is a module-level name in server.py that the builder would shadow"),
+    ("@mcp.tool()\ndef a(x):\n    match x:\n        case {'a': rb}:\n            return {'v': rb}\n    return {}\n",
+     "'rb' already names something else in a"),
+    ("@mcp.tool()\ndef a(x):\n    ReplyBuilder = None\n    return {'v': x}\n",
+     "'ReplyBuilder' already names something else in a"),
+])
+def test_dict_returns_never_shadow_a_name(tmp_path, server, reason):
+    write_tree(tmp_path, {**DICT_TREE, "server.py": "from builder import ReplyBuilder\n" + server})
+    doc = json.loads(cli("migrate", tmp_path, "-f", "json", "--select", "dict-returns").stdout)
+    assert doc["files"] == [] and {s["reason"].split(":")[0] for s in doc["skipped"]} == {reason}
+
+
+def test_imports_under_aliases_and_type_checking(tmp_path):
+    write_tree(tmp_path, {**DICT_TREE, "safety.py": "def mcp_safe_tool(f):\n    return f\n", "server.py": '''
+        from typing import TYPE_CHECKING
+
+        from builder import ReplyBuilder as RB
+        from safety import mcp_safe_tool as safe
+
+        if TYPE_CHECKING:
+            from builder import ReplyBuilder
+
+
+        @mcp.tool()
+        def a(x):
+            return {"v": x}
+
+
+        @mcp.tool()
+        @safe
+        def b(x):
+            return RB(tool="b").success("MCP-SYS-S-001", data={})
+        '''})
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    text = (tmp_path / "server.py").read_text()
+    assert "from builder import ReplyBuilder as RB, ReplyBuilder\n" in text
+    assert text.count("@safe\n") == 2 and "mcp_safe_tool\n" not in text.split("as safe")[1]
+    assert '    rb = ReplyBuilder(tool="a")\n' in text
+    assert cli("migrate", tmp_path, "--check").exit_code == 0
+
+
+LEGACY_TREE = {**TREE, "legacy.py": 'OLD = {"NOTES-OP-S-001": "a", "NOTES-OP-E-001": "b"}\n',
+               "codes.py": CODES + '\nLEGACY_TO_CANONICAL = {"NOTES-OP-S-001": "WA-READ-S-001", '
+                                   '"NOTES-OP-E-001": "MCP-SYS-E-001"}\n'}
+
+
+def test_what_scan_marks_fixable_migrate_fixes_and_the_rest_is_reported(tmp_path):
+    write_tree(tmp_path, {**LEGACY_TREE, "server.py": '''
+        def a(rb: ReplyBuilder, x):
+            if x == 1:
+                return rb.success(f"NOTES-OP-S-001", {})
+            if x == 2:
+                return rb.error("NOTES-OP-" "E-001", {})
+            if x == 3:
+                (rb.denied("EN-WRITE-D-001", {}))
+            return rb.success(R"NOTES-OP-S-001", {})
+
+
+        @mcp.tool()
+        def b(x): return {"v": x}
+        '''})
+    before = {(f.rule, f.line): f.fixable for f in evaluate(scan(tmp_path, load_profile(None, tmp_path))).findings
+              if f.rule in ("RA108", "RA303", "RA306")}
+    assert before == {("RA108", 4): False, ("RA108", 6): False, ("RA303", 8): True, ("RA108", 9): True,
+                      ("RA306", 13): False}
+    done = cli("migrate", tmp_path, "--apply", "-f", "json")
+    assert done.exit_code == 0, done.output
+    doc = json.loads(done.stdout)
+    assert doc["refused"] == [] and sorted(r["codemod"] for f in doc["files"] for r in f["rewrites"]) == [
+        "legacy-codes", "terminal-return"]
+    assert sorted((s["line"], s["reason"].split(":")[0]) for s in doc["skipped"] if s["rule"] != "RA308") == [
+        (4, "NOTES-OP-S-001 is part of an f-string or of implicitly concatenated strings"),
+        (6, "NOTES-OP-E-001 is part of an f-string or of implicitly concatenated strings"),
+        (13, "the body of b is on its def line")]
+    lines = (tmp_path / "server.py").read_text().splitlines()
+    assert lines[7:9] == ['        return (rb.denied("EN-WRITE-D-001", {}))',
+                          '    return rb.success(R"WA-READ-S-001", {})']
+    assert cli("migrate", tmp_path, "--check").exit_code == 0

@@ -268,7 +268,7 @@ class IndexBuilder:
             for lit in f.code_literals:
                 inv.code_literals.append({"path": f.path, "line": lit.line, "col": lit.col, "code": lit.code,
                                           "function": lit.function, "end_line": lit.end_line,
-                                          "end_col": lit.end_col})
+                                          "end_col": lit.end_col, "plain": lit.plain})
             for line, names in f.markers.items():
                 for name in names:
                     inv.markers.append({"path": f.path, "line": int(line), "marker": name})
@@ -330,7 +330,8 @@ class IndexBuilder:
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,
-                    "end_line": h.end_line, "local_names": h.local_names, "top_calls": h.top_calls,
+                    "end_line": h.end_line, "inline_body": h.inline_body, "local_names": h.local_names,
+                    "top_calls": h.top_calls,
                 })
         canonical = self.profile.builder_methods
         forbidden = self.profile.forbidden_methods

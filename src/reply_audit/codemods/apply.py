@@ -114,7 +114,8 @@ class _Applier(cst.CSTTransformer):
     def _key(self, node: cst.CSTNode) -> tuple | None:
         kind = _KINDS.get(type(node))
         if kind is not None:
-            pos = self.get_metadata(PositionProvider, node)
+            # an expression statement is found by its value: `(rb.denied(...))` spans its parentheses, the call not
+            pos = self.get_metadata(PositionProvider, node.value if kind == "expr" else node)
             return kind, (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
         if isinstance(node, cst.FunctionDef):
             return "def", (node.name.value, self.get_metadata(PositionProvider, node.name).start.line)
@@ -279,7 +280,7 @@ def _merge_into_existing(body: list[cst.BaseStatement], module_name: str, level:
             and len(small.relative) == level
         if not same:
             continue
-        have = {get_full_name_for_node(a.name) for a in small.names}
+        have = {get_full_name_for_node(a.asname.name if a.asname else a.name) for a in small.names}  # bound names
         missing = [n for n in names if n not in have]
         if missing:
             aliases = list(small.names)

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..facts.model import FileFacts
 from ..scan import ScanResult
+from .base import Skip
 from .imports import ImportFinder
 
 
@@ -32,6 +33,13 @@ class PlanContext:
     def legacy(self) -> dict[str, dict[str, Any]]:
         """Legacy code -> its classification record (class, target, reason)."""
         return {c["code"]: c for c in self.inventory.legacy_codes}
+
+    @staticmethod
+    def not_editable(lit: dict[str, Any]) -> Skip | None:
+        """Why a code literal cannot be rewritten as one string, or None."""
+        if not lit.get("plain", True):
+            return Skip(f"{lit['code']} is part of an f-string or of implicitly concatenated strings: edit it by hand")
+        return None
 
     def registered(self, code: str) -> bool:
         """Is CODE defined by a canonical registry? (True for any code when the tree has none.)"""

@@ -230,6 +230,8 @@ def notes_stats() -> dict:
         if builder in known and method not in known[builder]["methods"]:
             return Skip(f"{builder} has no {method}()")
         name = str(profile.migrate_value("builder_name", "rb"))
+        if handler.get("inline_body"):
+            return Skip(f"the body of {handler['name']} is on its def line: put it on lines of its own first")
         setup = self._setup(handler, ret, builder, name, ctx)
         if isinstance(setup, Skip):
             return setup
@@ -270,10 +272,14 @@ def notes_stats() -> dict:
             free, binds = _names(setup)
         except (KeyError, IndexError, ValueError, SyntaxError) as exc:
             return Skip(f"[migrate] builder_setup is not a valid template: {exc}")
-        taken = sorted(binds & set(handler["local_names"]))
+        taken = sorted((binds | set(free)) & set(handler["local_names"]))
         if taken:
             return Skip(f"{', '.join(map(repr, taken))} already names something else in {handler['name']}: "
                         "set [migrate] builder_name / builder_setup")
+        shadowed = sorted(binds & set(ctx.files[handler["path"]].bound_names))
+        if shadowed:
+            return Skip(f"{', '.join(map(repr, shadowed))} is a module-level name in {handler['path']} that the "
+                        "builder would shadow: set [migrate] builder_name / builder_setup")
         configured = list(ctx.profile.migrate_value("builder_imports", []) or [])
         if configured:
             return setup, configured

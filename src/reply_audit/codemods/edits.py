@@ -18,8 +18,8 @@ def replace_string(node: cst.SimpleString, old: str, new: str) -> cst.SimpleStri
     """NODE with its text OLD replaced by NEW, keeping prefix and quotes."""
     if node.evaluated_value != old:
         raise Refused(f"expected the string {old!r} there, found {node.value}")
-    prefix = node.prefix
     quote = node.quote
+    prefix = node.value[:node.value.index(quote)]   # as written: `R"..."` stays `R"..."`
     return node.with_changes(value=f"{prefix}{quote}{new}{quote}")
 
 

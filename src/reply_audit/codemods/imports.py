@@ -5,8 +5,10 @@ make sure the file can see that name. `ImportFinder.statement_for(name, path)`
 answers with an import statement text, or None when the tree shows none that
 would be valid in that file. In order of preference:
 
-1. an import of the name written in another file of the same directory
-   (a relative import is valid there as it stands);
+1. an import of the name in the file itself that does not bind it at run
+   time (under another name, in a function, or under `if TYPE_CHECKING:`),
+   then one written in another file of the same directory (a relative import
+   is valid there as it stands);
 2. an absolute import of the name written anywhere (the most common one);
 3. `from .module import name` when a module of the same package (a directory
    with `__init__.py`) defines the name at its top level.
@@ -36,11 +38,11 @@ class ImportFinder:
         here = PurePosixPath(path).parent
         ranked: Counter[tuple[int, str]] = Counter()
         for other, facts in self.files.items():
-            if other == path or facts.is_test:
+            if facts.is_test and other != path:
                 continue
             same_dir = PurePosixPath(other).parent == here
             for imp in facts.imports:
-                if imp.type_checking:
+                if imp.type_checking and other != path:
                     continue
                 if name in imp.names:
                     text = f"from {'.' * imp.level}{imp.module} import {name}"
@@ -48,7 +50,9 @@ class ImportFinder:
                     text = f"import {imp.module}"
                 else:
                     continue
-                if same_dir and not imp.in_function:
+                if other == path:
+                    ranked[(-1, text)] += 1
+                elif same_dir and not imp.in_function:
                     ranked[(0, text)] += 1
                 elif imp.level == 0:
                     ranked[(1 if not imp.in_function else 3, text)] += 1

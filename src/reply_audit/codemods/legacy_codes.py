@@ -68,6 +68,8 @@ def notes_read(rb: ReplyBuilder, path):
             return Skip(f"{lit['code']} maps to {target}, which breaks the layer rules")
         if cls != "mapped" or not target:
             return None
+        if (why := ctx.not_editable(lit)) is not None:
+            return why
         call = ctx.call_with_literal(lit)
         if call is not None:
             wanted = ctx.profile.method_type(call["method"])

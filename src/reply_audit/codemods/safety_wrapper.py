@@ -110,7 +110,11 @@ def notes_list() -> dict:
         safety = str(profile.section("handlers").get("safety_decorator", "") or "")
         if not safety or has_decorator(handler["decorators"], safety):
             return None
-        root = safety.split(".")[0]
+        root, _, rest = safety.partition(".")
+        aliases = ctx.files[handler["path"]].import_aliases
+        local = next((alias for alias, name in sorted(aliases.items()) if name == root), None)
+        if local is not None:  # the file imports it under another name: use that name, no import needed
+            return self._edit(handler, local + (f".{rest}" if rest else ""), [], profile)
         imports = list(profile.migrate_value("safety_imports", []) or [])
         if not imports and not ctx.imports.binds(handler["path"], root):
             found = ctx.imports.statement_for(root, handler["path"])
@@ -118,8 +122,12 @@ def notes_list() -> dict:
                 return Skip(f"no import of {root} is known for {handler['path']}: define the wrapper, or set "
                             "[migrate] safety_imports")
             imports = [found]
+        return self._edit(handler, safety, imports, profile)
+
+    def _edit(self, handler, decorator: str, imports: list[str], profile) -> "AddDecorator":
+        safety = str(profile.section("handlers").get("safety_decorator", ""))
         registration = tuple(d for d in profile.handler_decorators if d != safety)
         return AddDecorator(codemod=self.name, path=handler["path"],
                             spans=[(handler["line"], -1, handler["line"], -1)],
-                            description=f"@{safety} on {handler['name']}", imports=imports,
-                            name=safety, line=handler["line"], function=handler["name"], after=registration)
+                            description=f"@{decorator} on {handler['name']}", imports=imports,
+                            name=decorator, line=handler["line"], function=handler["name"], after=registration)

@@ -39,6 +39,8 @@ _NOT_CLASSES = frozenset({"Optional", "Union", "None", "Any", "Callable", "Type"
 TEXT_TESTS = frozenset({"startswith", "endswith", "find", "index", "count", "__contains__"})
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _CONSTANT_NAME = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+_NEWLINE = re.compile(rb"\r\n|\r|\n")
+_ONE_STRING = re.compile(rb"""[rRuU]?(?:"[^"'\\\r\n]*"|'[^"'\\\r\n]*')""")
 
 
 def _iter_block(body: list[ast.stmt]):
@@ -69,21 +71,43 @@ _WITHS = frozenset({ast.With, ast.AsyncWith})
 _TRIES = frozenset({ast.Try, getattr(ast, "TryStar", ast.Try)})
 
 
-def _module_names(body: list[ast.stmt]) -> set[str]:
-    """Names a module binds at its top level (also inside top-level if/try blocks)."""
+def _is_type_checking(test: ast.expr) -> bool:
+    return dotted_name(test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+
+
+def _module_names(body: list[ast.stmt]) -> tuple[set[str], dict[str, str]]:
+    """Names a module binds at run time at its top level (also inside top-level if/try blocks, not under
+    `if TYPE_CHECKING:`), and its import aliases (`from m import x as y`: y -> x)."""
     names: set[str] = set()
-    for stmt in _iter_block(body):
+    aliases: dict[str, str] = {}
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        if isinstance(stmt, ast.If) and _is_type_checking(stmt.test):
+            stack.extend(reversed(stmt.orelse))
+            continue
         if isinstance(stmt, (*FUNCTIONS, ast.ClassDef)):
             names.add(stmt.name)
-        elif isinstance(stmt, ast.Import):
-            names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+            continue
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                names.add((a.asname or a.name).split(".")[0])
+                if a.asname:
+                    aliases[a.asname] = a.name
         elif isinstance(stmt, ast.ImportFrom):
-            names.update(a.asname or a.name for a in stmt.names)
+            for a in stmt.names:
+                names.add(a.asname or a.name)
+                if a.asname:
+                    aliases[a.asname] = a.name
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
                 names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
-    return names
+        for block in ("finalbody", "orelse", "body"):
+            stack.extend(reversed(getattr(stmt, block, []) or []))
+        for handler in reversed(getattr(stmt, "handlers", []) or []):
+            stack.extend(reversed(handler.body))
+    return names, aliases
 
 
 def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -107,6 +131,10 @@ def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
             names.add(sub.name)
         elif isinstance(sub, (ast.Global, ast.Nonlocal)):
             names.update(sub.names)
+        elif isinstance(sub, (ast.MatchAs, ast.MatchStar)) and sub.name:
+            names.add(sub.name)
+        elif isinstance(sub, ast.MatchMapping) and sub.rest:
+            names.add(sub.rest)
         stack.extend(ast.iter_child_nodes(sub))
     return names
 
@@ -269,6 +297,8 @@ class FactsExtractor:
     # ------------------------------------------------------------------ entry
     def extract(self, tree: ast.Module, source: bytes, facts: FileFacts) -> FileFacts:
         self.facts = facts
+        self.source = source
+        self._lines: list[bytes] | None = None
         self.hot_lines: list[int] = []
         self.want_codes = self._probe(self.profile.code_search_re, source)
         self.want_calls = self._probe(self._method_probe, source)
@@ -279,13 +309,30 @@ class FactsExtractor:
         self.constants: list[tuple[str, ast.stmt, str]] = []
         self.instantiated: set[tuple[str, int]] = set()
         self._bare: tuple[int, bool] = (0, False)
-        facts.bound_names = sorted(_module_names(tree.body))
+        names, self.aliases = _module_names(tree.body)
+        facts.bound_names = sorted(names)
+        facts.import_aliases = dict(sorted(self.aliases.items()))
         module = _Function(qualname="", body=tree.body, args=None, extractor=self)
         self._module = module
         self._block(tree.body, _Ctx())
         self._finish_constants()
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
         return facts
+
+    def _line(self, number: int) -> bytes:
+        if self._lines is None:
+            self._lines = _NEWLINE.split(self.source)
+        return self._lines[number - 1] if 0 < number <= len(self._lines) else b""
+
+    def _plain(self, node: ast.Constant) -> bool:
+        """Is this string constant one literal in the source (not `"A-" "B"`), so it can be edited as one?"""
+        if node.end_lineno != node.lineno:
+            return False
+        return _ONE_STRING.fullmatch(self._line(node.lineno)[node.col_offset:node.end_col_offset]) is not None
+
+    def _inline_body(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        first = node.body[0]
+        return bool(self._line(first.lineno)[:first.col_offset].strip())
 
     def _probe(self, pattern: re.Pattern[bytes], source: bytes) -> bool:
         """Note the lines where PATTERN matches; expressions elsewhere need no walk."""
@@ -453,6 +500,9 @@ class FactsExtractor:
             name = dotted_name(dec.func if isinstance(dec, ast.Call) else dec)
             if not name:
                 continue
+            head, _, rest = name.partition(".")
+            if head in self.aliases:  # `from safety import mcp_safe_tool as safe`: @safe is @mcp_safe_tool
+                name = self.aliases[head] + (f".{rest}" if rest else "")
             if any(name == d or name.endswith("." + d) for d in self.decorators):
                 found.append(name)
                 handler = True
@@ -468,7 +518,8 @@ class FactsExtractor:
         handler = None
         if decorators:
             handler = HandlerFact(name=node.name, qualname=qualname, line=node.lineno, decorators=decorators,
-                                  end_line=node.end_lineno or node.lineno, top_calls=_top_calls(node.body))
+                                  end_line=node.end_lineno or node.lineno, top_calls=_top_calls(node.body),
+                                  inline_body=self._inline_body(node))
             self.facts.handlers.append(handler)
         is_method = ctx.cls is not None and ctx.prefix == ctx.cls.qualname
         returns = None if is_method else _annotation_class(node.returns)
@@ -614,12 +665,16 @@ class FactsExtractor:
             return
         fn = ctx.function
         function = fn.qualname if fn else None
+        in_fstring: set[int] = set()
         for sub in ast.walk(node):
-            if isinstance(sub, ast.Constant):
+            if isinstance(sub, ast.JoinedStr):
+                in_fstring.update(id(v) for v in sub.values)
+            elif isinstance(sub, ast.Constant):
                 if self.want_codes and isinstance(sub.value, str) and self.profile.is_code(sub.value):
                     self.facts.code_literals.append(CodeLiteral(sub.value, sub.lineno, sub.col_offset, function,
                                                                 sub.end_lineno or sub.lineno,
-                                                                sub.end_col_offset or sub.col_offset))
+                                                                sub.end_col_offset or sub.col_offset,
+                                                                id(sub) not in in_fstring and self._plain(sub)))
             elif isinstance(sub, ast.Call):
                 func = sub.func
                 if self.want_calls and isinstance(func, ast.Attribute) and func.attr in self.methods:

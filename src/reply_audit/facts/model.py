@@ -126,6 +126,7 @@ class HandlerFact:
     decorators: list[str] = field(default_factory=list)
     returns: list[ReturnFact] = field(default_factory=list)
     end_line: int = 0
+    inline_body: bool = False  # the body starts on the line of the def's colon (`def f(): return {...}`)
     local_names: list[str] = field(default_factory=list)  # names the function binds (params, targets, imports)
     top_calls: dict[str, list] = field(default_factory=dict)  # `name = Callee(...)` in the top block: [callee, line]
 
@@ -140,6 +141,7 @@ class CodeLiteral:
     function: str | None
     end_line: int = 0
     end_col: int = 0
+    plain: bool = True         # one string literal (not part of an f-string or an implicit concatenation)
 
 
 @dataclass(slots=True)
@@ -204,6 +206,7 @@ class FileFacts:
     suppressions: dict[str, list[str]] = field(default_factory=dict)  # "line" -> rule ids ([] = all)
     markers: dict[str, list[str]] = field(default_factory=dict)  # "line" -> markers (`# reply-audit: default-code`)
     bound_names: list[str] = field(default_factory=list)  # names bound at module level (imports, defs, assignments)
+    import_aliases: dict[str, str] = field(default_factory=dict)  # `import x as y` / `from m import x as y`: y -> x
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
