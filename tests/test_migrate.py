@@ -476,3 +476,78 @@ def test_what_scan_marks_fixable_migrate_fixes_and_the_rest_is_reported(tmp_path
     assert lines[7:9] == ['        return (rb.denied("EN-WRITE-D-001", {}))',
                           '    return rb.success(R"WA-READ-S-001", {})']
     assert cli("migrate", tmp_path, "--check").exit_code == 0
+
+
+def test_the_diff_applies_to_latin1_and_bom_files(tmp_path):
+    files = {"builder.py": BUILDER, "codes.py": CODES}
+    latin = '# -*- coding: latin-1 -*-\ndef g(rb: ReplyBuilder):\n    x = "é"; return rb.fail("MCP-SYS-E-001", {})\n'
+    bom = "\ufeffdef f(rb: ReplyBuilder): return rb.info('WA-READ-S-001', {})\r\n"
+    for name in ("a", "b"):
+        write_tree(tmp_path / name, files)
+        (tmp_path / name / "latin.py").write_bytes(latin.encode("latin-1"))
+        (tmp_path / name / "bom.py").write_bytes(bom.encode("utf-8"))
+        git(tmp_path / name, "init", "-q")
+        git(tmp_path / name, "add", "-A")
+        git(tmp_path / name, "commit", "-qm", "base")
+    shown = cli("migrate", tmp_path / "a")
+    (tmp_path / "fix.patch").write_bytes(shown.stdout_bytes)
+    git(tmp_path / "a", "apply", str(tmp_path / "fix.patch"))
+    assert cli("migrate", tmp_path / "b", "--apply").exit_code == 0
+    for name in ("latin.py", "bom.py"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert (tmp_path / "b" / "bom.py").read_bytes().startswith(b"\xef\xbb\xbfdef f(rb: ReplyBuilder): return rb.success")
+
+
+def test_a_file_that_cannot_be_written_is_refused_before_any_write(tmp_path, monkeypatch):
+    import reply_audit.safe_write as safe_write
+
+    write_tree(tmp_path, {**TREE, "locked/server.py": SERVER})
+    real = os.access
+    monkeypatch.setattr(safe_write.os, "access", lambda p, mode: not str(p).endswith("locked") and real(p, mode))
+    done = cli("migrate", tmp_path, "--apply", "-f", "json")
+    doc = json.loads(done.stdout)
+    assert done.exit_code == 1 and doc["written"] == ["server.py"]
+    assert [(r["path"], r["reason"]) for r in doc["refused"]] == [
+        ("locked/server.py", "not written: its directory is not writable")]
+    assert "rb.info(" in (tmp_path / "locked" / "server.py").read_text()
+    assert "rewrote 1 file(s)" in done.stderr
+
+
+def test_git_that_cannot_answer_is_an_error_not_a_clean_tree(tmp_path, monkeypatch):
+    root = git_repo(tmp_path / "repo", TREE)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "git").write_text("#!/bin/sh\necho 'fatal: detected dubious ownership in repository' >&2\nexit 128\n")
+    (fake / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
+    done = cli("migrate", root, "--apply")
+    assert done.exit_code == 2 and "git: fatal: detected dubious ownership" in done.stderr
+    assert "rb.info(" in (root / "server.py").read_text()
+    assert cli("migrate", root, "--apply", "--allow-dirty").exit_code == 0
+
+
+def test_out_must_be_a_writable_file(tmp_path):
+    root = write_tree(tmp_path / "t", TREE)
+    done = cli("migrate", root, "--out", tmp_path)
+    assert done.exit_code == 2 and "is a directory" in done.stderr
+
+
+def test_deep_nesting_is_reported_not_a_traceback(tmp_path):
+    root = write_tree(tmp_path, TREE)
+    (root / "deep.py").write_text("Y = " + "+".join(["1"] * 3000) + "\n")
+    done = cli("scan", root, "-f", "json", "--fail-on", "none")
+    assert done.exit_code == 0, done.output
+    problems = json.loads(done.stdout)["files"]["unparseable"]
+    assert [(p["path"], p["message"]) for p in problems] in ([], [("deep.py", "nested too deeply to parse")])
+    assert cli("migrate", root, "--apply").exit_code == 0
+
+
+def test_a_linked_file_is_not_fixable_its_target_is(tmp_path):
+    root = write_tree(tmp_path, TREE)
+    (root / "alias.py").symlink_to(root / "server.py")
+    findings = [(f.path, f.fixable) for f in evaluate(scan(root, load_profile(None, root))).findings
+                if f.rule == "RA203"]
+    assert findings == [("alias.py", False), ("server.py", True)]
+    done = cli("migrate", root, "--apply")
+    assert done.exit_code == 0 and "rewrote 1 file(s) with 1 rewrite(s)" in done.stderr
+    assert (root / "alias.py").is_symlink() and "rb.success(" in (root / "alias.py").read_text()

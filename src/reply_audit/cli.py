@@ -68,20 +68,30 @@ def root(
     """Audit and migrate Python codebases onto a canonical reply system."""
 
 
-def write_output(text: str, out: Path | None) -> None:
-    """Print, or write OUT atomically (a reader never sees half a report)."""
+def write_output(text: str | bytes, out: Path | None) -> None:
+    """Print, or write OUT atomically (a reader never sees half a report). Bytes are written as they are."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
     if out is None:
-        sys.stdout.write(text)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    if out.is_dir():
+        raise UserError(f"--out {str(out)!r} is a directory; name a file")
+    tmp = None
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    except OSError as exc:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
+        raise UserError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
 
 
 @app.command()

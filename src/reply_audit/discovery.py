@@ -21,6 +21,7 @@ class Discovered:
     root: Path
     files: list[str] = field(default_factory=list)        # relative POSIX paths
     problems: list[tuple[str, str]] = field(default_factory=list)  # (relative path, reason)
+    links: set[str] = field(default_factory=set)          # files that are symbolic links (to files in the tree)
 
 
 def _matches(rel: str, patterns: list[str]) -> bool:
@@ -74,6 +75,7 @@ def discover(root: Path, include: list[str], exclude: list[str]) -> Discovered:
                     continue
                 if target.is_dir() or not target.is_relative_to(real_root):
                     continue
+                found.links.add(rel)
             found.files.append(rel)
         stack.extend(reversed(subdirs))
     found.files.sort()

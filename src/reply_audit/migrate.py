@@ -25,7 +25,7 @@ from .codemods.base import Codemod, Edit
 from .codemods.planner import Skipped, choose, plan
 from .engine import evaluate
 from .errors import UserError
-from .safe_write import WriteRefused, write_atomic
+from .safe_write import WriteRefused, check, replace
 from .scan import ScanResult, rescan
 
 MAX_PASSES = 6
@@ -60,6 +60,7 @@ class MigrateResult:
     written: list[str] = field(default_factory=list)
     passes: int = 0
     converged: bool = True
+    wrote: bool = False                                            # write() ran: only written files count
     codemods: list[Codemod] = field(default_factory=list)
     final: ScanResult | None = None
 
@@ -67,23 +68,32 @@ class MigrateResult:
     def changed(self) -> list[str]:
         return sorted(p for p, data in self.sources.items() if data != self.originals.get(p))
 
-    def diff(self) -> str:
-        chunks = []
+    @property
+    def done(self) -> list[Applied]:
+        """The rewrites that took effect: all of them in a dry run, those in written files after write()."""
+        return [a for a in self.applied if not self.wrote or a.path in self.written]
+
+    def diff(self) -> bytes:
+        """A unified diff of the files' own bytes (any encoding, BOM, line endings), as `git apply` takes it."""
+        chunks: list[bytes] = []
         for path in self.changed:
-            old = _text(self.originals[path])
-            new = _text(self.sources[path])
-            chunks.extend(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                               fromfile=f"a/{path}", tofile=f"b/{path}"))
-            if chunks and not chunks[-1].endswith(("\n", "\r")):
-                chunks[-1] += "\n\\ No newline at end of file\n"
-        return "".join(chunks)
+            old = self.originals[path].splitlines(keepends=True)
+            new = self.sources[path].splitlines(keepends=True)
+            name = path.encode("utf-8", errors="surrogateescape")
+            for line in difflib.diff_bytes(difflib.unified_diff, old, new, b"a/" + name, b"b/" + name):
+                if line.startswith((b"---", b"+++", b"@@")) and not line.endswith(b"\n"):
+                    line += b"\n"
+                elif not line.endswith((b"\n", b"\r")):
+                    line += b"\n\\ No newline at end of file\n"
+                chunks.append(line)
+        return b"".join(chunks)
 
     def counts(self) -> dict[str, dict[str, int]]:
         """Per codemod: files rewritten, rewrites, findings skipped, rewrites refused."""
         out = {c.name: {"phase": c.phase, "files": 0, "rewrites": 0, "skipped": 0, "refused": 0}
                for c in self.codemods}
         files: dict[str, set[str]] = {}
-        for a in self.applied:
+        for a in self.done:
             out[a.codemod]["rewrites"] += 1
             files.setdefault(a.codemod, set()).add(a.path)
         for name, paths in files.items():
@@ -93,15 +103,6 @@ class MigrateResult:
         for r in self.refused:
             out[r.codemod]["refused"] += 1
         return out
-
-
-def _text(data: bytes) -> str:
-    for encoding in ("utf-8-sig", "latin-1"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    return data.decode("utf-8", errors="replace")  # pragma: no cover - latin-1 decodes anything
 
 
 def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> MigrateResult:
@@ -173,24 +174,34 @@ def _read(root: Path, rel: str) -> bytes | None:
 # ---------------------------------------------------------------------------
 # writing
 # ---------------------------------------------------------------------------
-def dirty_files(root: Path, paths: list[str]) -> list[str] | None:
-    """Of PATHS (relative to ROOT), those with uncommitted changes; None when ROOT is not in a git work tree."""
-    if not paths:
+def _in_git_tree(root: Path) -> bool:
+    return any((parent / ".git").exists() for parent in (root.resolve(), *root.resolve().parents))
+
+
+def _git(root: Path, *args: str, text: bool = True):
+    """Run git in ROOT; raise UserError when git cannot answer for a tree that is under git."""
+    try:
+        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=text, timeout=60)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise UserError(f"cannot check for uncommitted changes (git: {exc}); pass --allow-dirty to write "
+                        "anyway") from None
+    if done.returncode != 0:
+        err = done.stderr if text else done.stderr.decode("utf-8", errors="replace")
+        first = (err.strip().splitlines() or ["no message"])[0]
+        raise UserError(f"cannot check for uncommitted changes (git: {first}); pass --allow-dirty to write "
+                        "anyway")
+    return done
+
+
+def dirty_files(root: Path, paths: list[str]) -> list[str]:
+    """Of PATHS (relative to ROOT), those with uncommitted changes; none when ROOT is not in a git work tree.
+
+    A tree under git whose status git cannot give (no git program, an unsafe repository) is an error, never
+    taken for a clean tree."""
+    if not paths or not _in_git_tree(root):
         return []
-    try:
-        top = subprocess.run(["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True,
-                             text=True, timeout=30)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if top.returncode != 0:
-        return None
-    try:
-        status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "-z", "--", *paths],
-                                capture_output=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if status.returncode != 0:
-        return None
+    top = _git(root, "rev-parse", "--show-toplevel")
+    status = _git(root, "status", "--porcelain", "-z", "--", *paths, text=False)
     top_dir = Path(top.stdout.strip()).resolve()
     dirty = set()
     for entry in status.stdout.decode("utf-8", errors="replace").split("\0"):
@@ -206,16 +217,28 @@ def dirty_files(root: Path, paths: list[str]) -> list[str] | None:
 def write(result: MigrateResult, allow_dirty: bool = False) -> None:
     """Write every changed file atomically; refuse on uncommitted changes unless ALLOW_DIRTY."""
     paths = result.changed
+    result.wrote = True
     if not allow_dirty:
         dirty = dirty_files(result.root, paths)
         if dirty:
             shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
             raise UserError(f"uncommitted changes in {shown}: commit or stash them first, or pass --allow-dirty")
-    for path in paths:
+    ready: list[tuple[str, int]] = []
+    for path in paths:  # every check before the first write: a refusal never leaves the run half-done
         try:
-            write_atomic(result.root, path, result.originals[path], result.sources[path])
+            ready.append((path, check(result.root, path, result.originals[path])))
         except WriteRefused as exc:
-            codemods = sorted({a.codemod for a in result.applied if a.path == path})
-            result.refused.append(Refusal(",".join(codemods), path, 1, f"not written: {exc.reason}"))
+            _not_written(result, path, exc.reason)
+    for path, mode in ready:
+        try:
+            replace(result.root / path, result.sources[path], mode)
+        except WriteRefused as exc:
+            _not_written(result, path, exc.reason)
             continue
         result.written.append(path)
+
+
+def _not_written(result: MigrateResult, path: str, reason: str) -> None:
+    for a in result.applied:
+        if a.path == path:
+            result.refused.append(Refusal(a.codemod, path, a.line, f"not written: {reason}"))

@@ -51,6 +51,13 @@ def parse_source(source: bytes, path: str = "<file>") -> Parsed:
 
 
 def _libcst_fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
+    try:
+        return _libcst_parse(source, path, problem)
+    except (RecursionError, MemoryError) as exc:
+        return Parsed(tree=None, parser="none", problem=_problem(exc))
+
+
+def _libcst_parse(source: bytes, path: str, problem: ParseProblem) -> Parsed:
     if b"\x00" in source:
         return Parsed(tree=None, parser="none", problem=ParseProblem(1, 0, "file contains NUL bytes"))
     try:

@@ -1,11 +1,12 @@
-"""Writing a rewritten source file so that a reader never sees half of it.
+"""Writing rewritten source files so that a reader never sees half of one.
 
-The new bytes go to a temporary file in the same directory, are flushed to
-disk, take the old file's permission bits, and replace the old file with one
-atomic rename. The bytes are written as given: the rewriter has kept the
-file's encoding, BOM and line endings. A file that changed on disk since it
-was read, a symbolic link, or a path outside the root is refused, never
-written through.
+`check` refuses, before anything is written, a file that is a symbolic link,
+not a regular file, outside the root, changed on disk since it was read, or
+in a directory the process cannot write. `replace` then writes the new bytes
+to a temporary file in the same directory, flushes them to disk, gives it the
+old file's permission bits and renames it over the old file in one atomic
+step. The bytes are written as given: the rewriter has kept the file's
+encoding, BOM and line endings.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ class WriteRefused(Exception):
         self.reason = reason
 
 
-def write_atomic(root: Path, rel: str, expected: bytes, data: bytes) -> None:
-    """Replace ROOT/REL, which must still hold EXPECTED, with DATA."""
+def check(root: Path, rel: str, expected: bytes) -> int:
+    """Refuse (WriteRefused) unless ROOT/REL can be replaced safely; return its permission bits."""
     path = root / rel
     try:
         info = os.lstat(path)
@@ -41,16 +42,32 @@ def write_atomic(root: Path, rel: str, expected: bytes, data: bytes) -> None:
         raise WriteRefused(f"cannot read: {exc.strerror or exc}") from None
     if current != expected:
         raise WriteRefused("changed on disk since it was read")
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".reply-audit.tmp")
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        raise WriteRefused("its directory is not writable")
+    return stat.S_IMODE(info.st_mode)
+
+
+def replace(path: Path, data: bytes, mode: int) -> None:
+    """Atomically replace PATH with DATA, giving it MODE."""
+    tmp = None
     try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".reply-audit.tmp")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, stat.S_IMODE(info.st_mode))
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException as exc:
-        Path(tmp).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise WriteRefused(f"cannot write: {exc.strerror or exc}") from None
+    except OSError as exc:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
+        raise WriteRefused(f"cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        if tmp:
+            Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomic(root: Path, rel: str, expected: bytes, data: bytes) -> None:
+    """Replace ROOT/REL, which must still hold EXPECTED, with DATA."""
+    replace(root / rel, data, check(root, rel, expected))

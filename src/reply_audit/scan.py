@@ -34,6 +34,7 @@ class ScanResult:
     tooling: dict[str, object] = field(default_factory=dict)
     mapping_facts: list[MappingFact] = field(default_factory=list)
     discovery_problems: list[tuple[str, str]] = field(default_factory=list)
+    links: set[str] = field(default_factory=set)   # scanned files that are symbolic links: never rewritten
 
     @property
     def tool_codes(self) -> dict[str, dict[str, str]]:
@@ -150,7 +151,7 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
     return ScanResult(root=found.root, display_root=display_root or str(root), profile=profile, files=files,
                       inventory=_inventory(profile, files, mapping_facts, found.problems),
                       mapping_files=mapping_names, tooling=tooling_facts(found.root, profile),
-                      mapping_facts=mapping_facts, discovery_problems=list(found.problems))
+                      mapping_facts=mapping_facts, discovery_problems=list(found.problems), links=found.links)
 
 
 def _inventory(profile: Profile, files: list[FileFacts], mapping_facts: list[MappingFact],
@@ -170,4 +171,5 @@ def rescan(result: ScanResult, changed: dict[str, bytes]) -> ScanResult:
     return ScanResult(root=result.root, display_root=result.display_root, profile=result.profile, files=files,
                       inventory=_inventory(result.profile, files, result.mapping_facts, result.discovery_problems),
                       mapping_files=result.mapping_files, tooling=result.tooling,
-                      mapping_facts=result.mapping_facts, discovery_problems=result.discovery_problems)
+                      mapping_facts=result.mapping_facts, discovery_problems=result.discovery_problems,
+                      links=result.links)

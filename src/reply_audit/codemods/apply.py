@@ -181,7 +181,10 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
     for _ in range(MAX_RETRIES):
         if not pending:
             break
-        new, failed = _once(module, pending)
+        try:
+            new, failed = _once(module, pending)
+        except (RecursionError, MemoryError):
+            return _refuse(outcome, pending, "nested too deeply for libcst to rewrite")
         if not failed:
             break
         outcome.refused += [(e, failed[id(e)]) for e in pending if id(e) in failed]

@@ -43,6 +43,10 @@ def plan(result: ScanResult, findings: list[Finding], codemods: list[Codemod] | 
     out = Plan()
     for finding in findings:
         skip: Skipped | None = None
+        if finding.path in result.links and by_rule.get(finding.rule):
+            out.skipped.append(Skipped(finding, by_rule[finding.rule][0].name,
+                                       "the file is a symbolic link: its target is fixed where it is scanned"))
+            continue
         for codemod in by_rule.get(finding.rule, []):
             if finding.subject is None:
                 break

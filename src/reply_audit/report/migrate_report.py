@@ -24,10 +24,10 @@ def render_summary(result: MigrateResult, applied: bool, display_root: str) -> s
             for name, c in result.counts().items()]
     parts = [tabulate(rows, headers=["codemod", "phase", "files", "rewrites", "skipped", "refused"],
                       tablefmt="simple")]
-    changed = result.changed
+    changed = result.written if applied else result.changed
     verb = "rewrote" if applied else "would rewrite"
     parts.append("")
-    parts.append(f"{display_root}: {verb} {len(changed)} file(s) with {len(result.applied)} rewrite(s) "
+    parts.append(f"{display_root}: {verb} {len(changed)} file(s) with {len(result.done)} rewrite(s) "
                  f"in {result.passes} pass(es)" + ("" if applied or not changed else "; run with --apply to write"))
     if not result.converged:
         parts.append(f"warning: still rewriting after {result.passes} passes; run migrate again and report a bug")
