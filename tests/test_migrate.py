@@ -551,3 +551,46 @@ def test_a_linked_file_is_not_fixable_its_target_is(tmp_path):
     done = cli("migrate", root, "--apply")
     assert done.exit_code == 0 and "rewrote 1 file(s) with 1 rewrite(s)" in done.stderr
     assert (root / "alias.py").is_symlink() and "rb.success(" in (root / "alias.py").read_text()
+
+
+def test_a_comment_on_a_dropped_flag_is_kept():
+    from reply_audit.codemods.dict_returns import _drop
+
+    def rewrite(src):
+        node = cst.parse_expression(src)
+        items, carried = _drop(list(node.elements), ("success",))
+        node = node.with_changes(elements=items)
+        if carried is not None:
+            node = node.with_changes(lbrace=node.lbrace.with_changes(whitespace_after=carried))
+        return cst.Module(body=[]).code_for_node(node)
+
+    assert rewrite('{\n    "success": True,  # the flag\n    "a": 1,\n}') == '{  # the flag\n    "a": 1,\n}'
+    assert rewrite('{\n    "a": 1,\n    "success": True,  # the flag\n    "b": 2,\n}') == \
+        '{\n    "a": 1,  # the flag\n    "b": 2,\n}'
+    assert rewrite('{\n    "a": 1,\n    "success": True,  # the flag\n}') == '{\n    "a": 1,  # the flag\n}'
+
+
+def test_a_merged_import_leaves_comments_on_their_names():
+    module = cst.parse_module("from .safety import (\n    ReplyBuilder,  # the builder\n)\n")
+    assert add_imports(module, ["from .safety import mcp_safe_tool"]).code == (
+        "from .safety import (\n    ReplyBuilder,  # the builder\n    mcp_safe_tool,\n)\n")
+
+
+def test_old_mac_line_endings_are_scanned_and_never_altered(tmp_path):
+    write_tree(tmp_path, {"builder.py": BUILDER, "codes.py": CODES})
+    source = b'def f(rb: ReplyBuilder):\r    x = 1\r    return rb.info("WA-READ-S-001", {})  # reply-audit: ignore\r'
+    (tmp_path / "server.py").write_bytes(source)
+    result = scan(tmp_path, load_profile(None, tmp_path))
+    assert [(c["line"], c["method"]) for c in result.inventory.calls if c["path"] == "server.py"] == [(3, "info")]
+    assert {(f.rule, f.line) for f in evaluate(result).suppressed} >= {("RA203", 3)}
+    (tmp_path / "server.py").write_bytes(source.replace(b"  # reply-audit: ignore", b""))
+    assert [f.fixable for f in evaluate(scan(tmp_path, load_profile(None, tmp_path))).findings
+            if f.rule == "RA203"] == [False]
+    done = cli("migrate", tmp_path, "--apply", "-f", "json")
+    assert done.exit_code == 0 and json.loads(done.stdout)["skipped"][0]["reason"].startswith(
+        "the file ends lines with a lone \\r (old Mac)")
+    refused = rewrite_source(source, [ReplaceCode("x", "server.py", [(3, 19, 3, 34)], "d", old="WA-READ-S-001",
+                                                  new="WA-READ-S-002")])
+    assert refused.new_source is None and refused.problem == (
+        "libcst cannot reproduce this file byte for byte: not rewritten")
+    assert (tmp_path / "server.py").read_bytes() == source.replace(b"  # reply-audit: ignore", b"")

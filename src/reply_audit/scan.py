@@ -63,6 +63,8 @@ def comment_directives(source: bytes) -> tuple[dict[str, list[str]], dict[str, l
         return {}, {}
     out: dict[str, list[str]] = {}
     markers: dict[str, list[str]] = {}
+    if b"\r" in source:  # tokenize splits lines on `\n` only; ast also on a lone `\r`
+        source = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     try:
         tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
     except (tokenize.TokenError, SyntaxError, UnicodeDecodeError):
@@ -107,6 +109,7 @@ def tooling_facts(root: Path, profile: Profile) -> dict[str, object]:
 def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
     facts = FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")))
     facts.suppressions, facts.markers = comment_directives(source)
+    facts.lone_cr = b"\r" in source and b"\r" in source.replace(b"\r\n", b"")
     parsed = parse_source(source, rel)
     facts.parser = parsed.parser
     facts.skipped = parsed.skipped

@@ -176,6 +176,11 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
         outcome.problem = f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}"
         outcome.refused = [(e, outcome.problem) for e in edits]
         return outcome
+    if module.bytes != source:
+        # libcst would change bytes nobody asked to change (e.g. the last `\r` of a file with old Mac endings)
+        outcome.problem = "libcst cannot reproduce this file byte for byte: not rewritten"
+        outcome.refused = [(e, outcome.problem) for e in edits]
+        return outcome
     pending = list(edits)
     new = module
     for _ in range(MAX_RETRIES):
@@ -288,16 +293,27 @@ def _merge_into_existing(body: list[cst.BaseStatement], module_name: str, level:
         if missing:
             aliases = list(small.names)
             last = aliases[-1]
-            if small.lpar is not None and isinstance(small.lpar.whitespace_after, cst.ParenthesizedWhitespace):
-                sep = cst.Comma(whitespace_after=small.lpar.whitespace_after)   # one name per line
-            elif len(aliases) > 1 and isinstance(aliases[-2].comma, cst.Comma):
-                sep = aliases[-2].comma
+            opening = small.lpar.whitespace_after if small.lpar is not None else None
+            if isinstance(opening, cst.ParenthesizedWhitespace):   # one name per line
+                sep = cst.Comma(whitespace_after=opening.with_changes(first_line=cst.TrailingWhitespace()))
+                ending = last.comma if isinstance(last.comma, cst.Comma) else cst.MaybeSentinel.DEFAULT
+                closing = ending.whitespace_after if isinstance(ending, cst.Comma) else None
+                if isinstance(closing, cst.ParenthesizedWhitespace):
+                    # the last name keeps its own comment; the new ones go on lines of their own below it
+                    aliases[-1] = last.with_changes(comma=ending.with_changes(
+                        whitespace_after=closing.with_changes(last_line=opening.last_line)))
+                    ending = ending.with_changes(whitespace_after=closing.with_changes(
+                        first_line=cst.TrailingWhitespace()))
+                else:
+                    aliases[-1] = last.with_changes(comma=sep)
             else:
-                sep = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-            aliases[-1] = last.with_changes(comma=sep)
+                sep = aliases[-2].comma if len(aliases) > 1 and isinstance(aliases[-2].comma, cst.Comma) \
+                    else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                ending = last.comma
+                aliases[-1] = last.with_changes(comma=sep)
             for j, name in enumerate(missing):
                 end = j == len(missing) - 1
-                aliases.append(cst.ImportAlias(name=cst.parse_expression(name), comma=last.comma if end else sep))
+                aliases.append(cst.ImportAlias(name=cst.parse_expression(name), comma=ending if end else sep))
             new_small = small.with_changes(names=aliases)
             body[i] = line.with_changes(body=[new_small if s is small else s for s in line.body])
         return True

@@ -56,12 +56,17 @@ class DictReturns(Edit):
         plan = self.returns[target.where]
         value = updated.value
         if isinstance(value, cst.Dict):
-            payload: cst.BaseExpression = value.with_changes(elements=_drop(list(value.elements), plan.drop),
-                                                             lpar=[], rpar=[])
-            if not payload.elements:
+            elements, carried = _drop(list(value.elements), plan.drop)
+            payload: cst.BaseExpression = value.with_changes(elements=elements, lpar=[], rpar=[])
+            if not elements:
                 payload = cst.Dict(elements=[])
+            elif carried is not None and not _has_comment(value.lbrace.whitespace_after):
+                payload = payload.with_changes(lbrace=value.lbrace.with_changes(whitespace_after=carried))
         elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
-            payload = value.with_changes(args=_drop(list(value.args), plan.drop), lpar=[], rpar=[])
+            args, carried = _drop(list(value.args), plan.drop)
+            payload = value.with_changes(args=args, lpar=[], rpar=[])
+            if args and carried is not None and not _has_comment(value.whitespace_before_args):
+                payload = payload.with_changes(whitespace_before_args=carried)
         else:
             raise Refused("expected a dict literal or dict(...) in the return")
         call = cst.Call(
@@ -103,15 +108,30 @@ def _key_of(item) -> str | None:
     return None
 
 
-def _drop(items: list, keys: tuple[str, ...]) -> list:
-    """ITEMS (dict elements or call arguments) without those keyed by KEYS, commas kept tidy."""
-    out = []
+def _has_comment(ws) -> bool:
+    return isinstance(ws, cst.ParenthesizedWhitespace) and ws.first_line.comment is not None
+
+
+def _drop(items: list, keys: tuple[str, ...]) -> tuple[list, object | None]:
+    """ITEMS (dict elements or call arguments) without those keyed by KEYS, commas kept tidy.
+
+    A comment after a dropped item moves to the separator before it (or, for the first item, comes back as
+    the second value: the whitespace to put after the opening bracket), so no comment is lost."""
+    out: list = []
+    carried = None
     for i, item in enumerate(items):
         if _key_of(item) not in keys:
             out.append(item)
-        elif i == len(items) - 1 and out:
+            continue
+        if i == len(items) - 1 and out:
             out[-1] = out[-1].with_changes(comma=item.comma)   # the new last item ends as the old one did
-    return out
+        elif isinstance(item.comma, cst.Comma) and _has_comment(item.comma.whitespace_after):
+            before = out[-1].comma if out else None
+            if isinstance(before, cst.Comma) and not _has_comment(before.whitespace_after):
+                out[-1] = out[-1].with_changes(comma=before.with_changes(whitespace_after=item.comma.whitespace_after))
+            elif not out:
+                carried = item.comma.whitespace_after
+    return out, carried
 
 
 def _names(statements: list[str]) -> tuple[list[str], set[str]]:

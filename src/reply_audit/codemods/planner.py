@@ -43,9 +43,9 @@ def plan(result: ScanResult, findings: list[Finding], codemods: list[Codemod] | 
     out = Plan()
     for finding in findings:
         skip: Skipped | None = None
-        if finding.path in result.links and by_rule.get(finding.rule):
-            out.skipped.append(Skipped(finding, by_rule[finding.rule][0].name,
-                                       "the file is a symbolic link: its target is fixed where it is scanned"))
+        unfit = _unfit(finding.path, ctx) if by_rule.get(finding.rule) else None
+        if unfit:
+            out.skipped.append(Skipped(finding, by_rule[finding.rule][0].name, unfit))
             continue
         for codemod in by_rule.get(finding.rule, []):
             if finding.subject is None:
@@ -69,6 +69,16 @@ def plan(result: ScanResult, findings: list[Finding], codemods: list[Codemod] | 
             out.skipped.append(skip)
     out.edits = list(edits.values())
     return out
+
+
+def _unfit(path: str, ctx: PlanContext) -> str | None:
+    """Why no finding of the file at PATH can be fixed in place, or None."""
+    if path in ctx.result.links:
+        return "the file is a symbolic link: its target is fixed where it is scanned"
+    facts = ctx.files.get(path)
+    if facts is not None and facts.lone_cr:
+        return "the file ends lines with a lone \\r (old Mac), which libcst cannot rewrite byte for byte"
+    return None
 
 
 def mark_fixable(result: ScanResult, findings: list[Finding]) -> None:

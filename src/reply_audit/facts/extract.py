@@ -71,6 +71,13 @@ _WITHS = frozenset({ast.With, ast.AsyncWith})
 _TRIES = frozenset({ast.Try, getattr(ast, "TryStar", ast.Try)})
 
 
+def _lf_only(source: bytes) -> bytes:
+    """SOURCE with every line ending as `\n`, so counting `\n` counts lines as `ast` does (CR-only files too)."""
+    if b"\r" not in source:
+        return source
+    return source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
 def _is_type_checking(test: ast.expr) -> bool:
     return dotted_name(test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
 
@@ -300,9 +307,10 @@ class FactsExtractor:
         self.source = source
         self._lines: list[bytes] | None = None
         self.hot_lines: list[int] = []
-        self.want_codes = self._probe(self.profile.code_search_re, source)
-        self.want_calls = self._probe(self._method_probe, source)
-        self.want_messages = self._probe(self._message_probe, source)
+        probed = _lf_only(source)
+        self.want_codes = self._probe(self.profile.code_search_re, probed)
+        self.want_calls = self._probe(self._method_probe, probed)
+        self.want_messages = self._probe(self._message_probe, probed)
         self.hot_lines.sort()
         self.call_ids: dict[int, int] = {}
         self.mapping_by_name: dict[str, MappingFact] = {}

@@ -207,6 +207,7 @@ class FileFacts:
     markers: dict[str, list[str]] = field(default_factory=dict)  # "line" -> markers (`# reply-audit: default-code`)
     bound_names: list[str] = field(default_factory=list)  # names bound at module level (imports, defs, assignments)
     import_aliases: dict[str, str] = field(default_factory=dict)  # `import x as y` / `from m import x as y`: y -> x
+    lone_cr: bool = False      # has lines ended by a lone `\r` (old Mac), which libcst cannot reproduce exactly
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
