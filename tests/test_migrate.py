@@ -339,7 +339,7 @@ def test_scan_marks_exactly_what_migrate_fixes():
         ("RA306", 31, "dict-returns"),
         ("RA306", 33, "dict-returns"),
         ("RA306", 43, "dict-returns"),
-        ("RA308", 112, "safety-wrapper"),
+        ("RA308", 111, "safety-wrapper"),      # on @mcp.tool(), where the wrapper goes
         ("RA309", 115, "forbidden-layers"),
     ]
 
@@ -594,3 +594,35 @@ def test_old_mac_line_endings_are_scanned_and_never_altered(tmp_path):
     assert refused.new_source is None and refused.problem == (
         "libcst cannot reproduce this file byte for byte: not rewritten")
     assert (tmp_path / "server.py").read_bytes() == source.replace(b"  # reply-audit: ignore", b"")
+
+
+def test_judgment_calls_after_review(tmp_path):
+    """A generator's terminal call is left alone; a dict's own registered code is used; RA308 sits on the
+    registration decorator, so a suppression there works."""
+    write_tree(tmp_path, {**DICT_TREE, "server.py": '''
+        from builder import ReplyBuilder
+
+
+        def rows(rb: ReplyBuilder, items):
+            for item in items:
+                yield item
+            rb.invalid("WA-RES-I-001", {})
+
+
+        @mcp.tool()  # reply-audit: ignore[RA308]
+        def read(path):
+            if not path:
+                return {"success": False, "code": "WA-RES-I-001", "path": path}
+            return {"success": True, "code": "WA-READ-S-001"}
+        '''})
+    result = scan(tmp_path, load_profile(None, tmp_path))
+    evaluation = evaluate(result)
+    assert [(f.rule, f.line) for f in evaluation.suppressed] == [("RA308", 11)]
+    doc = json.loads(cli("migrate", tmp_path, "--apply", "-f", "json").stdout)
+    assert [(s["rule"], s["reason"]) for s in doc["skipped"]] == [
+        ("RA303", "the function is a generator: a returned reply would end the iteration unseen")]
+    assert (tmp_path / "server.py").read_text().splitlines()[12:16] == [
+        '    rb = ReplyBuilder(tool="read")',
+        "    if not path:",
+        '        return rb.invalid("WA-RES-I-001", data={"path": path})',
+        '    return rb.success("WA-READ-S-001", data={})']

@@ -314,6 +314,7 @@ class IndexBuilder:
                     "except_kind": call.except_kind, "function": call.function, "in_builder": call.in_builder,
                     "guards": list(call.guards), "message": call.message,
                     "guard_on_params": call.guard_on_params, "bare": call.bare, "followed": call.followed,
+                    "in_generator": call.in_generator,
                 })
             for h in f.handlers:
                 counts: dict[str, int] = defaultdict(int)
@@ -326,11 +327,11 @@ class IndexBuilder:
                     returns.append({"line": r.line, "col": r.col, "end_line": r.end_line, "end_col": r.end_col,
                                     "kind": kind, "keys": r.keys,
                                     "in_except": r.in_except, "except_kind": r.except_kind, "literal": r.literal,
-                                    "value_span": r.value_span, "key_values": r.key_values})
+                                    "value_span": r.value_span, "key_values": r.key_values, "code": r.code})
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,
-                    "end_line": h.end_line, "inline_body": h.inline_body, "local_names": h.local_names,
+                    "end_line": h.end_line, "first_line": h.first_line, "inline_body": h.inline_body, "local_names": h.local_names,
                     "top_calls": h.top_calls,
                 })
         canonical = self.profile.builder_methods

@@ -159,8 +159,9 @@ class DictReturnsCodemod(Codemod):
            "a builder call. A dict whose success flag ([migrate.dict_returns] success_flags) is literally True, or "
            "that has neither a flag nor an error key, is a Success; a flag that is literally False, or an error "
            "key ([...] error_keys) whose value is not None, makes it Invalid, or Error inside an `except`. Keys "
-           "other than the flag go into `data=`, with the dict's own formatting. The code is the handler's "
-           "[tools.HANDLER] entry in a mapping file, else the profile's default, marked "
+           "other than the flag go into `data=`, with the dict's own formatting. The code is the dict's own `code` "
+           "key when it holds a registered code of the right TYPE (the key then leaves the payload), else the "
+           "handler's [tools.HANDLER] entry in a mapping file, else the profile's default, marked "
            "`# reply-audit: default-code` and reported by RA310 until a human picks it. The builder is "
            "constructed once at the top of the handler ([migrate] builder_setup; an existing `rb = ...` of a "
            "builder before the returns is reused) and its imports added. A dict returned through a variable, "
@@ -234,7 +235,13 @@ def notes_stats() -> dict:
             profile.method_for_type("E" if ret["in_except"] else "I")
         if method is None:
             return Skip("the profile has no builder method for this reply type")
-        override = ctx.tool_codes.get(handler["name"], {}).get(method)
+        own = ret.get("code")
+        own_parts = profile.parse_code(own) if own else None
+        if own and own_parts and own_parts.type == profile.builder_methods.get(method) and own in ctx.canonical:
+            override = own   # the dict names its own registered code: it becomes the reply's code
+        else:
+            own = None
+            override = ctx.tool_codes.get(handler["name"], {}).get(method)
         default = str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
         code = override or default
         if not code:
@@ -257,6 +264,8 @@ def notes_stats() -> dict:
             return setup
         setup, imports = setup
         flags = tuple(k for k in profile.migrate_value("dict_returns.success_flags", []) if k in ret["key_values"])
+        if own:
+            flags += (str(profile.builder_value("code_keyword", "code")),)
         span = (ret["line"], ret["col"], ret["end_line"], ret["end_col"])
         edit = DictReturns(codemod=self.name, path=handler["path"], spans=[span],
                            description="", imports=imports, function=handler["name"], line=handler["line"],

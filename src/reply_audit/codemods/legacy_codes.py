@@ -23,8 +23,11 @@ class LegacyCodes(Codemod):
     doc = ("Rewrites each legacy code literal in product code (RA108) to the canonical code its mapping gives "
            "(a `LEGACY_TO_CANONICAL` table in the code, or a `--mapping` file, which wins). Only codes classed "
            "`mapped` are rewritten; a retired, unmapped, or badly mapped code is reported with its class and never "
-           "guessed. Inside a builder call the target must have the TYPE the method builds. Quotes and string "
-           "prefixes are kept.")
+           "guessed. Inside a builder call the target must have the TYPE the method builds. Every literal is "
+           "rewritten, comparisons too (`if reply.code == \"NOTES-OP-E-001\"`): where such a comparison matches "
+           "codes sent by another system that still speaks the legacy vocabulary, suppress the finding there. "
+           "Quotes and string prefixes are kept; a code inside an f-string or split over concatenated strings "
+           "is reported.")
     examples = [Example(
         before={**_REGISTRIES, "server.py": '''
 def notes_read(rb: ReplyBuilder, path):

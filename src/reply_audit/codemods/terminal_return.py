@@ -32,8 +32,8 @@ class TerminalReturn(Codemod):
     doc = ("A terminal builder call (Invalid, Denied, Error) written as a bare statement (RA303) becomes "
            "`return <the call>`, so the reply is not lost and nothing runs after it. Only calls that end their "
            "block are rewritten: when statements follow in the same block, returning would skip them, and a "
-           "human decides. A terminal reply stored in a variable, or built outside a function or in "
-           "`__init__`, is reported.")
+           "human decides. A terminal reply stored in a variable, or built outside a function, in `__init__` or in "
+           "a generator (where a returned value ends the iteration unseen), is reported.")
     examples = [Example(
         before=tree(server='''
 def notes_write(rb: ReplyBuilder, store, path, text):
@@ -68,6 +68,8 @@ def notes_write(rb: ReplyBuilder, store, path, text):
             return Skip(f"the {call['method']}() reply is stored or passed on, not dropped: return it by hand")
         if call["followed"]:
             return Skip("statements follow it in its block: returning here would skip them; decide by hand")
+        if call.get("in_generator"):
+            return Skip("the function is a generator: a returned reply would end the iteration unseen")
         function = call["function"]
         if not function or function.rsplit(".", 1)[-1] == "__init__":
             return Skip("not inside a function that may return a reply")

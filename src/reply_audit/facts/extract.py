@@ -242,6 +242,22 @@ class _Function:
     value_kinds: dict[str, tuple[str, int | None, list[str]]] = field(default_factory=dict)
     factory_seen: bool = False  # True once known (or ruled out, for methods) as a factory
     _bindings: dict[str, tuple[str, str, int]] | None = None
+    _generator: bool | None = None
+
+    @property
+    def is_generator(self) -> bool:
+        """Does the function yield (in its own scope)? Computed on first use."""
+        if self._generator is None:
+            stack: list[ast.AST] = list(self.body)
+            found = False
+            while stack and not found:
+                node = stack.pop()
+                if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                    found = True
+                elif not isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
+                    stack.extend(ast.iter_child_nodes(node))
+            self._generator = found
+        return self._generator
 
     @property
     def bindings(self) -> dict[str, tuple[str, str, int]]:
@@ -527,7 +543,8 @@ class FactsExtractor:
         if decorators:
             handler = HandlerFact(name=node.name, qualname=qualname, line=node.lineno, decorators=decorators,
                                   end_line=node.end_lineno or node.lineno, top_calls=_top_calls(node.body),
-                                  inline_body=self._inline_body(node))
+                                  inline_body=self._inline_body(node),
+                                  first_line=min([d.lineno for d in node.decorator_list] + [node.lineno]))
             self.facts.handlers.append(handler)
         is_method = ctx.cls is not None and ctx.prefix == ctx.cls.qualname
         returns = None if is_method else _annotation_class(node.returns)
@@ -648,7 +665,13 @@ class FactsExtractor:
             literal = kind == "dict"
         span = None if value is None else [value.lineno, value.col_offset, value.end_lineno or value.lineno,
                                            value.end_col_offset or value.col_offset]
-        fn.handler.returns.append(ReturnFact(line=stmt.lineno, kind=kind, call=call, keys=keys,
+        code_value = None
+        if literal and isinstance(value, ast.Dict):
+            code_value = next((str_value(v) for k, v in zip(value.keys, value.values)
+                               if k is not None and str_value(k) == self.code_keyword), None)
+        elif literal and isinstance(value, ast.Call):
+            code_value = next((str_value(kw.value) for kw in value.keywords if kw.arg == self.code_keyword), None)
+        fn.handler.returns.append(ReturnFact(line=stmt.lineno, kind=kind, call=call, keys=keys, code=code_value,
                                              in_except=ctx.except_kind is not None, except_kind=ctx.except_kind,
                                              col=stmt.col_offset, end_line=stmt.end_lineno or stmt.lineno,
                                              end_col=stmt.end_col_offset or stmt.col_offset,
@@ -738,6 +761,7 @@ class FactsExtractor:
             guard_on_params=self._guard_on_params(ctx),
             bare=self._bare[0] == id(node),
             followed=self._bare[0] == id(node) and self._bare[1],
+            in_generator=self._bare[0] == id(node) and fn is not None and fn.is_generator,
         ))
 
     # -------------------------------------------------------------- envelope

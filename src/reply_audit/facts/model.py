@@ -100,6 +100,7 @@ class CallFact:
     guard_on_params: bool = False  # the innermost if-test reads a parameter of the function (input checking)
     bare: bool = False         # the call is the whole of an expression statement (its value is dropped)
     followed: bool = False     # ... and more statements follow that statement in its block
+    in_generator: bool = False  # ... in a function that yields (a returned reply would be lost)
 
 
 @dataclass(slots=True)
@@ -116,6 +117,7 @@ class ReturnFact:
     literal: bool = False      # the dict is written in the return itself (`{...}` or `dict(...)`), not a name
     value_span: list[int] | None = None  # [line, col, end_line, end_col] of the returned expression
     key_values: dict[str, str] = field(default_factory=dict)  # literal key -> true|false|none|str|other
+    code: str | None = None    # the literal value of the dict's code key ([builder] code_keyword), if any
 
 
 @dataclass(slots=True)
@@ -126,6 +128,7 @@ class HandlerFact:
     decorators: list[str] = field(default_factory=list)
     returns: list[ReturnFact] = field(default_factory=list)
     end_line: int = 0
+    first_line: int = 0        # the first decorator's line (the def line when there is none)
     inline_body: bool = False  # the body starts on the line of the def's colon (`def f(): return {...}`)
     local_names: list[str] = field(default_factory=list)  # names the function binds (params, targets, imports)
     top_calls: dict[str, list] = field(default_factory=dict)  # `name = Callee(...)` in the top block: [callee, line]

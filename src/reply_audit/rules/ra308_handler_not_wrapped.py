@@ -40,5 +40,7 @@ async def notes_list():
             return
         for h in ctx.inventory.handlers:
             if not ctx.is_test(h["path"]) and not has_decorator(h["decorators"], safety):
-                yield self.finding(h["path"], h["line"], f"handler {h['name']} is not wrapped by @{safety}",
+                # reported on the first decorator, where the wrapper goes (and a suppression comment sits)
+                yield self.finding(h["path"], h.get("first_line") or h["line"],
+                                   f"handler {h['name']} is not wrapped by @{safety}",
                                    function=h["qualname"], key=h["name"], subject=h)
