@@ -229,6 +229,116 @@ def migrate(
     raise typer.Exit(EXIT_OK)
 
 
+@app.command()
+def hook(
+    files: Annotated[Optional[list[Path]], typer.Argument(help="Files to report on (pre-commit passes the "
+                                                                  "changed ones).")] = None,
+    root: Annotated[Path, typer.Option("--root", help="The repository to scan for context.")] = Path("."),
+    profile: Annotated[Optional[str], typer.Option("--profile", help="Built-in profile name or a .toml file.")]
+    = None,
+    fail_on: Annotated[Optional[FailOn], typer.Option(
+        "--fail-on", help="Fail when a finding at or above this severity is in FILES [default: the profile's].")]
+    = None,
+) -> None:
+    """The pre-commit hook: scan the repository, report the findings in FILES only (exit 1 on failing ones)."""
+    from .engine import FAIL_LEVELS, evaluate, exit_code
+    from .profile import load_profile
+    from .scan import scan as run_scan
+
+    try:
+        if not root.is_dir():
+            raise UserError(f"--root {str(root)!r} is not a directory")
+        effective = load_profile(profile, root)
+        base = root.resolve()
+        wanted = set()
+        for f in files or []:
+            full = f.resolve() if f.is_absolute() else (Path.cwd() / f).resolve()
+            try:
+                wanted.add(full.relative_to(base).as_posix())
+            except ValueError:
+                raise UserError(f"{str(f)!r} is not inside --root {str(root)!r}") from None
+        evaluation = evaluate(run_scan(root, effective))
+        evaluation.findings = [f for f in evaluation.findings if f.path in wanted]
+        level = fail_on.value if fail_on else str(effective.section("rules").get("fail_on", "high"))
+        if level not in FAIL_LEVELS:
+            raise UserError(f"[rules] fail_on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
+    except UserError as exc:
+        typer.echo(f"reply-audit: error: {exc.message}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    for f in evaluation.findings:
+        typer.echo(f"{f.path}:{f.line}:{f.col + 1}: {f.rule} [{f.severity}] {'[*] ' if f.fixable else ''}{f.message}")
+    if evaluation.findings:
+        fixable = sum(1 for f in evaluation.findings if f.fixable)
+        typer.echo(f"{len(evaluation.findings)} finding(s) in {len(wanted)} file(s)"
+                   + (f"; {fixable} fixable with `reply-audit migrate`" if fixable else ""))
+    raise typer.Exit(exit_code(evaluation, level))
+
+
+class ScorecardFormat(str, Enum):
+    md = "md"
+    json = "json"
+    github = "github"
+
+
+@app.command()
+def scorecard(
+    path: Annotated[Path, typer.Argument(help="The repository, or a directory in it, to compare.")] = Path("."),
+    base: Annotated[str, typer.Option("--base", help="The revision the pull request starts from (its base).")]
+    = "",
+    head: Annotated[str, typer.Option("--head", help="The revision to judge.")] = "HEAD",
+    format: Annotated[ScorecardFormat, typer.Option(
+        "--format", "-f", help="md (the PR comment), json (the delta) or github (annotations for new findings).")]
+    = ScorecardFormat.md,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to this file.")] = None,
+    repo_url: Annotated[Optional[str], typer.Option(
+        "--repo-url", help="https://github.com/OWNER/REPO, to link findings to their lines [default: from "
+                           "GITHUB_SERVER_URL and GITHUB_REPOSITORY].")] = None,
+    profile: Annotated[Optional[str], typer.Option(
+        "--profile", help="Built-in profile name or a profile .toml file [default: the head's [tool.reply-audit] "
+                          "or 'canonical'].")] = None,
+    mapping: Annotated[Optional[list[Path]], typer.Option("--mapping", help="Extra mapping file.")] = None,
+    fail_on: Annotated[Optional[FailOn], typer.Option(
+        "--fail-on", help="Exit 1 when the PR introduces a finding at or above this severity [default: the "
+                          "profile's, high].")] = None,
+) -> None:
+    """Compare reply compliance at two git revisions: the pull-request comment, or its JSON delta."""
+    from .delta import compare, revision_texts, scan_revision
+    from .engine import FAIL_LEVELS
+    from .gitrev import prefix_of, resolve
+    from .profile import load_profile
+    from .report.pr_comment import render_annotations, render_comment, render_json
+    from .rules.base import at_least
+
+    try:
+        if not base:
+            raise UserError("--base is required: the revision the pull request starts from (e.g. origin/main)")
+        repo = path if path.is_dir() else path.parent
+        prefix = prefix_of(path)
+        base_rev, head_rev = resolve(repo, base), resolve(repo, head)
+        texts = revision_texts(repo, head_rev, prefix, ["pyproject.toml"])
+        effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""))
+        level = fail_on.value if fail_on else str(effective.section("rules").get("fail_on", "high"))
+        if level not in FAIL_LEVELS:
+            raise UserError(f"[rules] fail_on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
+        extra = list(mapping or [])
+        delta = compare(scan_revision(repo, base_rev, prefix, effective, extra, "base"),
+                        scan_revision(repo, head_rev, prefix, effective, extra, "head"), prefix)
+        if repo_url is None and os.environ.get("GITHUB_REPOSITORY"):
+            repo_url = f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/{os.environ['GITHUB_REPOSITORY']}"
+        if format is ScorecardFormat.json:
+            text = render_json(delta, level)
+        elif format is ScorecardFormat.github:
+            text = render_annotations(delta)
+        else:
+            text = render_comment(delta, level, repo_url)
+        write_output(text, out)
+    except UserError as exc:
+        typer.echo(f"reply-audit: error: {exc.message}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    blocking = level != "none" and any(at_least(f.severity, level) for f in delta.introduced)
+    raise typer.Exit(EXIT_FINDINGS if blocking else EXIT_OK)
+
+
 def _list_or_explain(kind: str, name: str | None, format: str, items, find, explain, table, markdown) -> None:
     """The shared body of `rules` and `codemods`: explain NAME, or list ITEMS as text or Markdown."""
     if name:

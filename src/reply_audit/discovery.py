@@ -29,6 +29,19 @@ def _matches(rel: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
+def select(paths: list[str], include: list[str], exclude: list[str]) -> list[str]:
+    """Of relative PATHS (a git revision's file list), those a scan of the tree would read."""
+    out = []
+    for rel in paths:
+        parts = rel.split("/")
+        dirs = ["/".join(parts[:i]) for i in range(1, len(parts))]
+        if any(d.rsplit("/", 1)[-1] in exclude or _matches(d, exclude) for d in dirs):
+            continue
+        if _matches(rel, include) and not _matches(rel, exclude):
+            out.append(rel)
+    return sorted(out)
+
+
 def is_test_path(rel: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) for p in patterns)
 

@@ -48,11 +48,16 @@ def load_mapping_file(path: Path, profile: Profile, display: str | None = None) 
         raise UserError(f"mapping file {origin!r} does not exist") from None
     except OSError as exc:
         raise UserError(f"mapping file {origin!r} cannot be read: {exc.strerror or exc}") from None
+    return load_mapping_bytes(raw, path.suffix, profile, origin)
+
+
+def load_mapping_bytes(raw: bytes, suffix: str, profile: Profile, origin: str) -> MappingFact:
+    """A mapping file's content (read from disk or from a git revision)."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UserError(f"mapping file {origin!r} is not UTF-8 text") from None
-    suffix = path.suffix.lower()
+    suffix = suffix.lower()
     tools: dict[str, dict[str, str]] = {}
     if suffix == ".toml":
         entries, tools = _toml_entries(text, profile, origin)

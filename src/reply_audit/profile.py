@@ -351,15 +351,18 @@ def _resolve_base(spec: str, relative_to: Path | None) -> tuple[dict[str, Any], 
     return merge(base, raw), str(path)
 
 
-def read_pyproject_table(root: Path) -> tuple[dict[str, Any] | None, Path | None]:
-    """The `[tool.reply-audit]` table of ROOT/pyproject.toml, if any."""
+def read_pyproject_table(root: Path, text: str | None = None) -> tuple[dict[str, Any] | None, Path | None]:
+    """The `[tool.reply-audit]` table of ROOT/pyproject.toml (or of TEXT, that file's content at a git
+    revision), if any."""
     pyproject = root / "pyproject.toml"
-    if not pyproject.is_file():
-        return None, None
-    try:
-        data = _read_toml(pyproject.read_text(encoding="utf-8"), str(pyproject))
-    except (OSError, UnicodeDecodeError):
-        return None, None
+    if text is None:
+        if not pyproject.is_file():
+            return None, None
+        try:
+            text = pyproject.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None, None
+    data = _read_toml(text, str(pyproject))
     table: Any = data
     for key in PYPROJECT_TABLE:
         table = table.get(key) if isinstance(table, dict) else None
@@ -368,7 +371,7 @@ def read_pyproject_table(root: Path) -> tuple[dict[str, Any] | None, Path | None
     return table, pyproject
 
 
-def load_profile(spec: str | None = None, root: Path | None = None) -> Profile:
+def load_profile(spec: str | None = None, root: Path | None = None, pyproject_text: str | None = None) -> Profile:
     """The effective profile.
 
     `spec` (from --profile) names a built-in or a TOML file; without it the
@@ -377,7 +380,7 @@ def load_profile(spec: str | None = None, root: Path | None = None) -> Profile:
     profile was given explicitly as a file.
     """
     sources: list[str] = []
-    table, pyproject = (read_pyproject_table(root) if root is not None else (None, None))
+    table, pyproject = (read_pyproject_table(root, pyproject_text) if root is not None else (None, None))
     base_spec = spec or (table or {}).get("profile") or (table or {}).get("extends") or DEFAULT_PROFILE
     if not isinstance(base_spec, str):
         raise UserError(f"{pyproject}: [tool.reply-audit] profile must be a string")

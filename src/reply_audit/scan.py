@@ -87,16 +87,20 @@ def comment_directives(source: bytes) -> tuple[dict[str, list[str]], dict[str, l
     return out, markers
 
 
-def tooling_facts(root: Path, profile: Profile) -> dict[str, object]:
-    """Repository-level facts: is a reply-code guard wired into pre-commit?"""
+def tooling_facts(root: Path, profile: Profile, texts: dict[str, str] | None = None) -> dict[str, object]:
+    """Repository-level facts: is a reply-code guard wired into pre-commit? (TEXTS: the files' contents at a
+    git revision, instead of reading ROOT.)"""
     patterns = [p.lower() for p in profile.section("tooling").get("guard_patterns", [])]
     for name in PRECOMMIT_FILES:
         path = root / name
-        if path.is_file():
+        if texts is not None or path.is_file():
             try:
-                lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+                text = texts.get(name) if texts is not None else path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
+            if text is None:
+                continue
+            lines = text.splitlines()
             hooks = [
                 {"line": n, "text": line.strip()}
                 for n, line in enumerate(lines, start=1)
@@ -155,6 +159,21 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
                       inventory=_inventory(profile, files, mapping_facts, found.problems),
                       mapping_files=mapping_names, tooling=tooling_facts(found.root, profile),
                       mapping_facts=mapping_facts, discovery_problems=list(found.problems), links=found.links)
+
+
+def scan_sources(sources: dict[str, bytes], profile: Profile, display_root: str,
+                 mapping_facts: list[MappingFact] | None = None, tooling: dict[str, object] | None = None,
+                 mapping_names: list[str] | None = None,
+                 problems: list[tuple[str, str]] | None = None) -> ScanResult:
+    """The scan of files held in memory (a git revision's blobs): relative path -> bytes, already selected;
+    PROBLEMS lists files that could not be read, with the reason."""
+    extractor = FactsExtractor(profile)
+    files = [facts_for_source(sources[rel], rel, profile, extractor) for rel in sorted(sources)]
+    facts = list(mapping_facts or [])
+    return ScanResult(root=Path(display_root), display_root=display_root, profile=profile, files=files,
+                      inventory=_inventory(profile, files, facts, list(problems or [])),
+                      mapping_files=list(mapping_names or []), tooling=dict(tooling or {}), mapping_facts=facts,
+                      discovery_problems=list(problems or []))
 
 
 def _inventory(profile: Profile, files: list[FileFacts], mapping_facts: list[MappingFact],

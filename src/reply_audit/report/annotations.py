@@ -17,9 +17,14 @@ def _prop(text: str) -> str:
 
 
 def render_github(result, evaluation) -> str:
+    return github_annotations(evaluation.findings)
+
+
+def github_annotations(findings, prefix: str = "") -> str:
+    """One workflow command per finding; PREFIX puts paths relative to the repository root."""
     lines = []
-    for f in evaluation.findings:
-        lines.append(f"::{COMMAND[f.severity]} file={_prop(f.path)},line={max(f.line, 1)},col={f.col + 1},"
+    for f in findings:
+        lines.append(f"::{COMMAND[f.severity]} file={_prop(prefix + f.path)},line={max(f.line, 1)},col={f.col + 1},"
                      f"title={_prop(f.rule + ' ' + f.name)}::{_escape(f.message)}")
     return "\n".join(lines) + ("\n" if lines else "")
 

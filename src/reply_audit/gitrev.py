@@ -1,0 +1,99 @@
+"""Reading a git revision's files straight from the object database.
+
+No checkout, no change to the user's working tree or index: `git ls-tree`
+lists a revision's files below a path, and one `git cat-file --batch` process
+streams their blobs. Works in a work tree (any subdirectory) and in a bare
+repository. A revision that does not exist, or a path that is not under git,
+is a `UserError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import UserError
+
+
+@dataclass(frozen=True)
+class Revision:
+    ref: str          # as the user wrote it
+    sha: str          # the commit
+    subject: str      # its first message line
+
+
+def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:
+    try:
+        done = subprocess.run(["git", "-C", str(repo), *args], input=input, capture_output=True, timeout=300)
+    except FileNotFoundError:
+        raise UserError("git is not installed: the scorecard reads revisions with git") from None
+    except subprocess.TimeoutExpired:
+        raise UserError(f"git {args[0]} took more than 300 s") from None
+    if done.returncode != 0:
+        message = (done.stderr.decode("utf-8", errors="replace").strip().splitlines() or ["failed"])[-1]
+        raise UserError(f"git {args[0]}: {message}")
+    return done.stdout
+
+
+def prefix_of(path: Path) -> str:
+    """PATH's place inside its repository ('' at the top, or in a bare repository), with a trailing '/'."""
+    if not path.exists():
+        raise UserError(f"path {str(path)!r} does not exist")
+    folder = path if path.is_dir() else path.parent
+    bare = _git(folder, "rev-parse", "--is-bare-repository").decode().strip() == "true"
+    if bare:
+        return ""
+    return _git(folder, "rev-parse", "--show-prefix").decode().strip()
+
+
+def resolve(repo: Path, ref: str) -> Revision:
+    try:
+        out = _git(repo, "log", "-1", "--format=%H%x00%s", f"{ref}^{{commit}}", "--")
+    except UserError:
+        raise UserError(f"git revision {ref!r} does not exist here (fetch it, e.g. actions/checkout with "
+                        "fetch-depth: 0)") from None
+    sha, _, subject = out.decode("utf-8", errors="replace").strip().partition("\x00")
+    return Revision(ref=ref, sha=sha, subject=subject)
+
+
+def list_files(repo: Path, sha: str, prefix: str) -> dict[str, str]:
+    """Files of commit SHA below PREFIX: path relative to PREFIX -> blob id (regular files only)."""
+    args = ["ls-tree", "-r", "-z", "--full-tree", sha]
+    if prefix:
+        args += ["--", prefix]
+    out: dict[str, str] = {}
+    for entry in _git(repo, *args).split(b"\x00"):
+        if not entry:
+            continue
+        meta, _, name = entry.partition(b"\t")
+        mode, kind, blob = meta.decode().split()
+        if kind != "blob" or mode not in ("100644", "100755"):
+            continue  # links, submodules, trees
+        path = name.decode("utf-8", errors="surrogateescape")
+        if prefix and path.startswith(prefix):
+            path = path[len(prefix):]
+        out[path] = blob
+    return out
+
+
+def read_blobs(repo: Path, blobs: list[str]) -> tuple[dict[str, bytes], set[str]]:
+    """(blob id -> content, ids that are missing from the object database), with one git process."""
+    unique = list(dict.fromkeys(blobs))
+    if not unique:
+        return {}, set()
+    out = _git(repo, "cat-file", "--batch", input=("\n".join(unique) + "\n").encode())
+    contents: dict[str, bytes] = {}
+    missing: set[str] = set()
+    pos = 0
+    for blob in unique:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].decode("utf-8", errors="replace").split()
+        pos = end + 1
+        if len(header) < 3 or header[1] == "missing":
+            missing.add(blob)
+            continue
+        size = int(header[2])
+        contents[blob] = out[pos:pos + size]
+        pos += size + 1
+    return contents, missing
