@@ -34,6 +34,18 @@ def notes_read(rb: ReplyBuilder):
 '''
 
 
+# the PR of several tests: fixes rb.info() (RA203, RA204), adds an Invalid in a broad except (RA304)
+FIX_ONE_BREAK_ONE = SERVER.replace("rb.info(", "rb.success(") + '''
+
+def notes_delete(rb: ReplyBuilder, store, path):
+    try:
+        del store[path]
+    except Exception:
+        return rb.invalid("WA-RES-I-001", {})
+    return rb.success("WA-RES-S-001", {})
+'''
+
+
 def git(root, *args) -> str:
     return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True,
                           env=ENV).stdout.strip()
@@ -89,15 +101,7 @@ def test_renaming_the_enclosing_function_is_no_new_finding(repo):
 
 def test_introduced_and_resolved_exactly(repo):
     base = git(repo, "rev-parse", "HEAD")
-    commit(repo, {"server.py": SERVER.replace("rb.info(", "rb.success(") + '''
-
-def notes_delete(rb: ReplyBuilder, store, path):
-    try:
-        del store[path]
-    except Exception:
-        return rb.invalid("WA-RES-I-001", {})
-    return rb.success("WA-RES-S-001", {})
-'''}, "fix one, break one")
+    commit(repo, {"server.py": FIX_ONE_BREAK_ONE}, "fix one, break one")
     doc, code = delta(repo, base)
     assert rules(doc["introduced"]) == [("RA304", "server.py", 16)]
     assert rules(doc["resolved"]) == [("RA203", "server.py", 9), ("RA204", "server.py", 9)]
@@ -145,15 +149,7 @@ def test_bad_revisions_and_paths_exit_2(repo, tmp_path):
 
 def test_the_comment_renders_as_github_would_show_it(repo):
     base = git(repo, "rev-parse", "HEAD")
-    commit(repo, {"server.py": SERVER.replace("rb.info(", "rb.success(") + '''
-
-def notes_delete(rb: ReplyBuilder, store, path):
-    try:
-        del store[path]
-    except Exception:
-        return rb.invalid("WA-RES-I-001", {})
-    return rb.success("WA-RES-S-001", {})
-'''}, "change")
+    commit(repo, {"server.py": FIX_ONE_BREAK_ONE}, "change")
     text = card(repo, "--base", base, "--repo-url", "https://github.com/o/r").stdout
     assert text.startswith(MARKER + "\n### ❌ Reply compliance gets worse: 1 new finding (1 at or above high)")
     html = cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)

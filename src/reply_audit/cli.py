@@ -48,6 +48,16 @@ class FailOn(str, Enum):
     none = "none"
 
 
+def _fail_level(fail_on: "FailOn | None", profile) -> str:
+    """--fail-on, else the profile's [rules] fail_on (checked), else high."""
+    from .engine import FAIL_LEVELS
+
+    level = fail_on.value if fail_on else str(profile.section("rules").get("fail_on", "high"))
+    if level not in FAIL_LEVELS:
+        raise UserError(f"[rules] fail_on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
+    return level
+
+
 def _split(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
@@ -118,7 +128,7 @@ def scan(
         "--show-suppressed", help="List the findings silenced by `# reply-audit: ignore[...]` comments.")] = False,
 ) -> None:
     """Audit PATH: inventory, rule findings and the compliance scorecard."""
-    from .engine import FAIL_LEVELS, baseline_text, evaluate, exit_code, load_baseline
+    from .engine import baseline_text, evaluate, exit_code, load_baseline
     from .profile import load_profile
     from .scan import scan as run_scan
 
@@ -136,9 +146,7 @@ def scan(
             raise typer.Exit(0)
         text = render(format, result, evaluation, show_suppressed)
         write_output(text, out)
-        level = fail_on.value if fail_on else str(effective.section("rules").get("fail_on", "high"))
-        if level not in FAIL_LEVELS:
-            raise UserError(f"[rules] fail_on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
+        level = _fail_level(fail_on, effective)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
@@ -241,7 +249,7 @@ def hook(
     = None,
 ) -> None:
     """The pre-commit hook: scan the repository, report the findings in FILES only (exit 1 on failing ones)."""
-    from .engine import FAIL_LEVELS, evaluate, exit_code
+    from .engine import evaluate, exit_code
     from .profile import load_profile
     from .scan import scan as run_scan
 
@@ -259,9 +267,7 @@ def hook(
                 raise UserError(f"{str(f)!r} is not inside --root {str(root)!r}") from None
         evaluation = evaluate(run_scan(root, effective))
         evaluation.findings = [f for f in evaluation.findings if f.path in wanted]
-        level = fail_on.value if fail_on else str(effective.section("rules").get("fail_on", "high"))
-        if level not in FAIL_LEVELS:
-            raise UserError(f"[rules] fail_on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
+        level = _fail_level(fail_on, effective)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
@@ -303,7 +309,6 @@ def scorecard(
 ) -> None:
     """Compare reply compliance at two git revisions: the pull-request comment, or its JSON delta."""
     from .delta import compare, revision_texts, scan_revision
-    from .engine import FAIL_LEVELS
     from .gitrev import prefix_of, resolve
     from .profile import load_profile
     from .report.pr_comment import render_annotations, render_comment, render_json
@@ -317,9 +322,7 @@ def scorecard(
         base_rev, head_rev = resolve(repo, base), resolve(repo, head)
         texts = revision_texts(repo, head_rev, prefix, ["pyproject.toml"])
         effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""))
-        level = fail_on.value if fail_on else str(effective.section("rules").get("fail_on", "high"))
-        if level not in FAIL_LEVELS:
-            raise UserError(f"[rules] fail_on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
+        level = _fail_level(fail_on, effective)
         extra = list(mapping or [])
         delta = compare(scan_revision(repo, base_rev, prefix, effective, extra, "base"),
                         scan_revision(repo, head_rev, prefix, effective, extra, "head"), prefix)
