@@ -9,6 +9,7 @@ Lines are 1-based, columns 0-based, as in `ast`.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from functools import lru_cache
 from typing import Any, get_args, get_origin, get_type_hints
 
 
@@ -220,13 +221,28 @@ class FileFacts:
         return _build(cls, data)
 
 
+@lru_cache(maxsize=None)
+def _plan(tp: type) -> tuple[tuple[str, Any], ...]:
+    """(field name, its type) of a dataclass, resolved once per class."""
+    hints = get_type_hints(tp)
+    return tuple((f.name, hints[f.name]) for f in fields(tp))
+
+
+@lru_cache(maxsize=None)
+def _plain(tp: Any) -> bool:
+    """Is a value of type TP used as it is (no dataclass inside)?"""
+    if is_dataclass(tp) or get_origin(tp) is tuple:   # JSON turns tuples into lists: rebuild them
+        return False
+    return all(_plain(arg) for arg in get_args(tp) if arg is not type(None) and arg is not Ellipsis)
+
+
 def _build(tp: Any, value: Any) -> Any:
     """Rebuild nested dataclasses from `asdict` output (for caches and workers)."""
     if value is None:
         return None
     if is_dataclass(tp):
-        hints = get_type_hints(tp)
-        return tp(**{f.name: _build(hints[f.name], value[f.name]) for f in fields(tp) if f.name in value})
+        return tp(**{name: value[name] if _plain(ftype) else _build(ftype, value[name])
+                     for name, ftype in _plan(tp) if name in value})
     origin = get_origin(tp)
     args = get_args(tp)
     if origin is list:
