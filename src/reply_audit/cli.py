@@ -58,6 +58,14 @@ def _fail_level(fail_on: "FailOn | None", profile) -> str:
     return level
 
 
+def _cache_dir(path: Path, given: Path | None, off: bool) -> Path | None:
+    from .cache import DEFAULT_DIR
+
+    if off:
+        return None
+    return given if given is not None else (path if path.is_dir() else path.parent) / DEFAULT_DIR
+
+
 def _split(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
@@ -126,6 +134,12 @@ def scan(
         "--write-baseline", help="Record the current findings as a baseline file and exit 0.")] = None,
     show_suppressed: Annotated[bool, typer.Option(
         "--show-suppressed", help="List the findings silenced by `# reply-audit: ignore[...]` comments.")] = False,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", min=1, help="Processes that parse files [default: one per CPU, for large trees].")] = None,
+    cache_dir: Annotated[Optional[Path], typer.Option(
+        "--cache-dir", help="Where facts per file are kept between scans [default: PATH/.reply-audit-cache].")]
+    = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache.")] = False,
 ) -> None:
     """Audit PATH: inventory, rule findings and the compliance scorecard."""
     from .engine import baseline_text, evaluate, exit_code, load_baseline
@@ -138,7 +152,8 @@ def scan(
         root_dir = path if path.is_dir() else path.parent
         effective = load_profile(profile, root_dir)
         known = load_baseline(baseline) if baseline else None
-        result = run_scan(path, effective, list(mapping or []), display_root=path.as_posix())
+        result = run_scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=jobs,
+                          cache_dir=_cache_dir(path, cache_dir, no_cache))
         evaluation = evaluate(result, _split(select), _split(ignore), known)
         if write_baseline is not None:
             write_output(baseline_text(evaluation.findings), write_baseline)
@@ -380,6 +395,30 @@ def rules(
     from .report.rules_doc import explain, rules_markdown, rules_table
 
     _list_or_explain("rule", rule_id, format, all_rules(), get_rule, explain, rules_table, rules_markdown)
+
+
+cache_app = typer.Typer(help="The facts cache (.reply-audit-cache).", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
+
+
+@cache_app.command("clear")
+def cache_clear(
+    path: Annotated[Path, typer.Argument(help="The scanned directory whose cache to clear.")] = Path("."),
+    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="A cache directory to remove.")] = None,
+) -> None:
+    """Remove the facts cache."""
+    from .cache import clear
+
+    target = _cache_dir(path, cache_dir, False)
+    if not target.exists():
+        typer.echo(f"reply-audit: no cache at {target}")
+        return
+    try:
+        removed = clear(target)
+    except (ValueError, OSError) as exc:
+        typer.echo(f"reply-audit: error: {exc}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    typer.echo(f"reply-audit: removed {target} ({removed} entries)")
 
 
 @profile_app.command("show")

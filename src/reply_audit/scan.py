@@ -35,6 +35,7 @@ class ScanResult:
     mapping_facts: list[MappingFact] = field(default_factory=list)
     discovery_problems: list[tuple[str, str]] = field(default_factory=list)
     links: set[str] = field(default_factory=set)   # scanned files that are symbolic links: never rewritten
+    stats: object = None                           # workers.ExtractStats: files parsed, from the cache, jobs
 
     @property
     def tool_codes(self) -> dict[str, dict[str, str]]:
@@ -150,15 +151,24 @@ def load_mappings(root: Path, profile: Profile, extra: list[Path]) -> tuple[list
 
 
 def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
-         display_root: str | None = None) -> ScanResult:
+         display_root: str | None = None, jobs: int | None = 1, cache_dir: Path | None = None) -> ScanResult:
+    """Scan ROOT. JOBS: processes for extraction (1: this one; None: one per CPU for a large tree).
+    CACHE_DIR: keep and reuse facts per file there (None: no cache)."""
+    from .cache import FactsCache, tag
+    from .workers import extract_all
+
     found = discover(root, profile.scan_list("include"), profile.scan_list("exclude"))
     mapping_facts, mapping_names = load_mappings(found.root, profile, list(mapping_paths or []))
-    extractor = FactsExtractor(profile)
-    files = [facts_for_file(found.root, rel, profile, extractor) for rel in found.files]
+    cache = None
+    if cache_dir is not None:
+        tag(cache_dir)
+        cache = FactsCache(cache_dir, profile.digest)
+    files, stats = extract_all(found.root, found.files, profile, jobs, cache)
     return ScanResult(root=found.root, display_root=display_root or str(root), profile=profile, files=files,
                       inventory=_inventory(profile, files, mapping_facts, found.problems),
                       mapping_files=mapping_names, tooling=tooling_facts(found.root, profile),
-                      mapping_facts=mapping_facts, discovery_problems=list(found.problems), links=found.links)
+                      mapping_facts=mapping_facts, discovery_problems=list(found.problems), links=found.links,
+                      stats=stats)
 
 
 def scan_sources(sources: dict[str, bytes], profile: Profile, display_root: str,

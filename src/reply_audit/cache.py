@@ -1,0 +1,92 @@
+"""The facts cache: a file's `FileFacts`, kept between scans.
+
+A file's facts depend only on its bytes, its path (is it a test?) and the
+profile, so an entry is keyed by a SHA-256 of the path and the content and
+filed under the tool version and the profile digest:
+`CACHE_DIR/<version>-<profile digest>/<key[:2]>/<key>.json`. An entry is JSON
+(never pickle: a cache directory may come from anywhere) carrying its schema
+and its key; anything that does not parse, names another key or does not
+rebuild is ignored and overwritten, never trusted. Writes are atomic; a cache
+that cannot be written (read-only tree) is simply not kept.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from . import __version__
+from .facts.model import FileFacts
+
+SCHEMA = "reply-audit-cache/1"
+DEFAULT_DIR = ".reply-audit-cache"
+
+
+def key_of(rel: str, source: bytes) -> str:
+    digest = hashlib.sha256(rel.encode("utf-8", errors="surrogateescape"))
+    digest.update(b"\x00")
+    digest.update(source)
+    return digest.hexdigest()
+
+
+class FactsCache:
+    def __init__(self, directory: Path, profile_digest: str) -> None:
+        self.root = directory
+        self.folder = directory / f"{__version__}-{profile_digest}"
+        self.writable = True
+
+    def _path(self, key: str) -> Path:
+        return self.folder / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> FileFacts | None:
+        try:
+            data = json.loads(self._path(key).read_bytes())
+            if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
+                return None
+            return FileFacts.from_dict(data["facts"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None   # missing, corrupt or foreign: rebuilt by the caller
+
+    def put(self, key: str, facts: FileFacts) -> None:
+        if not self.writable:
+            return
+        target = self._path(key)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump({"schema": SCHEMA, "key": key, "facts": facts.to_dict()}, handle,
+                          separators=(",", ":"))
+            os.replace(tmp, target)
+        except OSError:
+            self.writable = False   # read-only tree or full disk: scan on without a cache
+
+
+def clear(directory: Path) -> int:
+    """Remove a cache directory; the number of entries it held."""
+    if not directory.exists():
+        return 0
+    if not (directory / "CACHEDIR.TAG").exists() and not any(directory.glob(f"*-*/*/*.json")):
+        raise ValueError(f"{directory} does not look like a reply-audit cache")
+    count = sum(1 for _ in directory.glob("*-*/*/*.json"))
+    shutil.rmtree(directory)
+    return count
+
+
+def tag(directory: Path) -> None:
+    """Mark the cache directory so backup tools skip it and `clear` recognises it."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        tag_file = directory / "CACHEDIR.TAG"
+        if not tag_file.exists():
+            tag_file.write_text("Signature: 8a477f597d28d172789f06886806bc55\n"
+                                "# This directory is a cache of reply-audit (facts per file); safe to delete.\n")
+        ignore = directory / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n")
+    except OSError:
+        pass
