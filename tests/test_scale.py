@@ -89,3 +89,84 @@ def test_the_cli_caches_by_default_and_clears(tmp_path):
     (tmp_path / "notacache" / "precious.txt").write_text("keep")
     refused = RUNNER.invoke(app, ["cache", "clear", "--cache-dir", str(tmp_path / "notacache")])
     assert refused.exit_code == 2 and (tmp_path / "notacache" / "precious.txt").exists()
+
+
+def _git(root, *args):
+    import os
+    import subprocess
+
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t"}
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+HANDLER = '''
+@mcp.tool()
+def notes_read(path):
+    if not path:
+        return {"error": "no path"}
+    return {"success": True, "path": path}
+'''
+
+
+def test_history_counts_every_commit_exactly(tmp_path):
+    from reply_audit.history import history
+    from reply_audit.rules._snippets import BUILDER, CODES
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    steps = [
+        ({"server.py": HANDLER}, "raw dicts"),
+        ({"README.md": "notes\n"}, "docs only"),
+        ({"builder.py": BUILDER, "codes.py": CODES, "server.py": HANDLER.replace(
+            "def notes_read(path):", "@mcp_safe_tool\ndef notes_read(path):\n    rb = ReplyBuilder()").replace(
+            'return {"error": "no path"}', 'return rb.invalid("WA-RES-I-001", {})').replace(
+            'return {"success": True, "path": path}', 'return rb.success("WA-RES-S-001", {"path": path})')},
+         "builder calls"),
+        ({".pre-commit-config.yaml": "repos:\n  - repo: local\n    hooks:\n      - id: reply-audit\n"},
+         "guard hook"),
+    ]
+    for files, message in steps:
+        write_tree(root, files)
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", message)
+    table = history(root, "", load_profile("canonical"), jobs=1)
+    got = table[["subject", "files", "findings", "raw_dict_returns", "registries", "builders", "medium",
+                 "fixable"]].to_dict("records")
+    # RA306 x2 and RA308 (nothing to fix them with: no builder, no wrapper), then RA501 until the guard hook
+    assert got == [
+        {"subject": "raw dicts", "files": 1, "findings": 4, "raw_dict_returns": 2, "registries": 0, "builders": 0,
+         "medium": 4, "fixable": 0},
+        {"subject": "docs only", "files": 1, "findings": 4, "raw_dict_returns": 2, "registries": 0, "builders": 0,
+         "medium": 4, "fixable": 0},
+        {"subject": "builder calls", "files": 3, "findings": 1, "raw_dict_returns": 0, "registries": 1,
+         "builders": 1, "medium": 1, "fixable": 0},
+        {"subject": "guard hook", "files": 3, "findings": 0, "raw_dict_returns": 0, "registries": 1,
+         "builders": 1, "medium": 0, "fixable": 0},
+    ]
+    assert table.attrs["stats"] == {"commits": 4, "blobs": 4, "evaluated": 3}
+    assert history(root, "", load_profile("canonical"), jobs=2).equals(table)
+    last_two = history(root, "", load_profile("canonical"), max_commits=2, jobs=1)
+    assert list(last_two["subject"]) == ["builder calls", "guard hook"]
+    ranged = history(root, "", load_profile("canonical"), rev_range="HEAD~2..HEAD~1", jobs=1)
+    assert list(ranged["subject"]) == ["builder calls"]
+
+
+def test_the_history_command_writes_table_and_chart(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    write_tree(root, {"server.py": HANDLER})
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "one")
+    out = tmp_path / "out"
+    done = RUNNER.invoke(app, ["history", str(root), "--out", str(out), "-j", "1"])
+    assert done.exit_code == 0, done.output
+    assert sorted(p.name for p in out.iterdir()) == ["history.csv", "history.json", "history.png", "history.svg"]
+    assert (out / "history.png").read_bytes().startswith(b"\x89PNG")
+    header = (out / "history.csv").read_text().splitlines()[0]
+    assert header.startswith("commit,date,subject,files,findings,critical,high,medium,low")
+    bad = RUNNER.invoke(app, ["history", str(root), "--rev-range", "nope..HEAD", "--out", str(out)])
+    assert bad.exit_code == 2 and "cannot read the history" in bad.stderr

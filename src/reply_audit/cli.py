@@ -397,6 +397,80 @@ def rules(
     _list_or_explain("rule", rule_id, format, all_rules(), get_rule, explain, rules_table, rules_markdown)
 
 
+@app.command()
+def history(
+    path: Annotated[Path, typer.Argument(help="The repository, or a directory in it.")] = Path("."),
+    rev_range: Annotated[Optional[str], typer.Option(
+        "--rev-range", help="Commits to scan, as git log takes them (A..B) [default: all of HEAD's history].")]
+    = None,
+    max_commits: Annotated[Optional[int], typer.Option("--max-commits", min=1, help="Only the last N commits.")]
+    = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for history.csv, .json, .png and .svg.")]
+    = Path("reply-audit-history"),
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse files "
+                                                                               "[default: one per CPU].")] = None,
+    profile: Annotated[Optional[str], typer.Option("--profile", help="Built-in profile name or a .toml file.")]
+    = None,
+    title: Annotated[Optional[str], typer.Option("--title", help="The chart's title.")] = None,
+) -> None:
+    """Compliance over a git history: a table per commit (CSV, JSON) and a chart (PNG, SVG)."""
+    from .delta import revision_texts
+    from .gitrev import prefix_of, resolve
+    from .history import chart, history as run_history
+    from .profile import load_profile
+
+    try:
+        repo = path if path.is_dir() else path.parent
+        prefix = prefix_of(path)
+        head = resolve(repo, "HEAD")
+        texts = revision_texts(repo, head, prefix, ["pyproject.toml"])
+        effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""))
+        with _progress() as progress:
+            table = run_history(repo, prefix, effective, rev_range, max_commits, jobs, progress)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            table.assign(date=table["date"].dt.strftime("%Y-%m-%dT%H:%M:%SZ")).to_csv(out / "history.csv",
+                                                                                        index=False)
+            table.to_json(out / "history.json", orient="records", date_format="iso", indent=2)
+            name = (prefix.rstrip("/") or repo.resolve().name)
+            chart(table, out / "history.png", out / "history.svg", title or f"reply compliance of {name}")
+        except OSError as exc:
+            raise UserError(f"cannot write to {str(out)!r}: {exc.strerror or exc}") from None
+    except UserError as exc:
+        typer.echo(f"reply-audit: error: {exc.message}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+    stats = table.attrs["stats"]
+    first, last = table.iloc[0], table.iloc[-1]
+    typer.echo(f"{stats['commits']} commits ({stats['blobs']} unique files parsed, {stats['evaluated']} "
+               f"evaluated): findings {first['findings']} -> {last['findings']}, score {first['score']} -> "
+               f"{last['score']}; wrote {out}/history.csv, .json, .png, .svg")
+
+
+class _progress:
+    """A rich progress bar on a terminal's stderr; nothing elsewhere (CI logs, pipes)."""
+
+    def __enter__(self):
+        self.bar = None
+        if sys.stderr.isatty():
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            self.tasks: dict[str, int] = {}
+        return self.update
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        if self.bar is None:
+            return
+        if stage not in self.tasks:
+            self.tasks[stage] = self.bar.add_task(stage, total=total)
+        self.bar.update(self.tasks[stage], completed=done)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
 cache_app = typer.Typer(help="The facts cache (.reply-audit-cache).", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
 

@@ -28,6 +28,7 @@ class ModuleMap:
 
     def __init__(self, paths: list[str]) -> None:
         self.paths = set(paths)
+        self._memo: dict[tuple, list[str]] = {}
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         for path in sorted(paths):
             parts = list(PurePosixPath(path).with_suffix("").parts)
@@ -37,17 +38,25 @@ class ModuleMap:
                 self.by_suffix[".".join(parts[i:])].append(path)
 
     def resolve(self, importer: str, module: str, level: int, names: list[str]) -> list[str]:
-        """Files that `from <level dots><module> import <names>` or `import <module>` may load."""
+        """Files that `from <level dots><module> import <names>` or `import <module>` may load (memoized)."""
+        key = (importer.rpartition("/")[0] if level else "", module, level, tuple(names))
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._resolve(key[0], module, level, names)
+        return hit
+
+    def _resolve(self, folder: str, module: str, level: int, names: list[str]) -> list[str]:
         candidates: list[str] = []
         if level:
-            base = PurePosixPath(importer).parent
-            for _ in range(level - 1):
-                base = base.parent
-            stem = base / module.replace(".", "/") if module else base
-            targets = [stem] + [stem / n for n in names]
+            parts = folder.split("/") if folder else []
+            up = level - 1
+            base = parts[:len(parts) - up] if up <= len(parts) else []
+            stem = "/".join(base + (module.split(".") if module else []))
+            targets = [stem] + [f"{stem}/{n}" if stem else n for n in names]
             for target in targets:
+                if not target:
+                    continue
                 for path in (f"{target}.py", f"{target}/__init__.py"):
-                    path = path[2:] if path.startswith("./") else path
                     if path in self.paths:
                         candidates.append(path)
             return candidates
@@ -55,8 +64,8 @@ class ModuleMap:
         for name in dotted:
             hits = self.by_suffix.get(name, [])
             if hits:
-                best = min(len(PurePosixPath(h).parts) for h in hits)
-                candidates.extend(h for h in hits if len(PurePosixPath(h).parts) == best or name.count(".") > 0)
+                best = min(h.count("/") for h in hits)
+                candidates.extend(h for h in hits if h.count("/") == best or name.count(".") > 0)
         return sorted(set(candidates))
 
 

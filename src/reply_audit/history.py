@@ -1,0 +1,202 @@
+"""Compliance over a git history: one row of counts per commit, computed from the object database.
+
+Each commit's files are listed with `git ls-tree`; a file's facts are
+extracted once per blob (most blobs do not change between commits) and
+reused, with their path, wherever the blob appears again. A commit whose
+scanned files are exactly those of the commit before gets that commit's row
+again without any work; the others get an inventory, the rules and the
+scorecard. Blobs are read in chunks by `git cat-file --batch` and parsed in
+this process or a process pool. Nothing is checked out.
+
+The table (pandas) has, per commit: the date, the findings by severity,
+legacy codes defined and still used, active registries, builders, raw dict
+returns, fixable findings and a compliance score (the mean share of the
+scorecard's requirements met, in percent).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Callable
+
+from .discovery import is_test_path, select
+from .engine import evaluate
+from .errors import UserError
+from .facts.extract import FactsExtractor
+from .facts.model import FileFacts
+from .gitrev import _git, list_files, read_blobs
+from .profile import Profile
+from .report.scorecard import requirements
+from .rules.base import SEVERITIES, RuleContext
+from .scan import PRECOMMIT_FILES, ScanResult, _inventory, facts_for_source, tooling_facts
+
+COLUMNS = ["commit", "date", "subject", "files", "findings", *SEVERITIES, "legacy_codes", "legacy_uses",
+           "registries", "builders", "raw_dict_returns", "fixable", "score"]
+
+
+def commits(repo: Path, rev_range: str | None, max_commits: int | None) -> list[tuple[str, int, str]]:
+    """(sha, commit time, subject), oldest first; the last MAX_COMMITS of the range."""
+    args = ["log", "--date-order", "--format=%H%x00%ct%x00%s", rev_range or "HEAD"]
+    if max_commits:
+        args.insert(1, f"--max-count={max_commits}")
+    try:
+        out = _git(repo, *args, "--")
+    except UserError as exc:
+        raise UserError(f"cannot read the history {rev_range or 'HEAD'!r}: {exc.message}") from None
+    rows = []
+    for line in out.decode("utf-8", errors="replace").splitlines():
+        sha, time, subject = line.split("\x00", 2)
+        rows.append((sha, int(time), subject))
+    return list(reversed(rows))
+
+
+def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = None,
+            max_commits: int | None = None, jobs: int | None = 1,
+            progress: Callable[[str, int, int], None] | None = None):
+    """The per-commit table (pandas); `table.attrs["stats"]` counts commits, unique blobs and evaluations."""
+    import pandas as pd
+
+    listed = commits(repo, rev_range, max_commits)
+    if not listed:
+        raise UserError(f"no commits in {rev_range or 'HEAD'!r}")
+    include, exclude = profile.scan_list("include"), profile.scan_list("exclude")
+    tests = profile.scan_list("test_paths")
+    chosen_of: dict[str, bool] = {}
+    trees: list[dict[str, str]] = []
+    configs: list[tuple[tuple[str, str], ...]] = []   # the pre-commit configuration of each commit
+    first_path: dict[str, str] = {}
+    for n, (sha, _, _) in enumerate(listed, start=1):
+        files = list_files(repo, sha, prefix)
+        fresh = [p for p in files if p not in chosen_of]
+        picked = set(select(fresh, include, exclude))
+        chosen_of.update((p, p in picked) for p in fresh)
+        tree = {p: b for p, b in files.items() if chosen_of[p]}
+        trees.append(tree)
+        configs.append(tuple((name, files[name]) for name in PRECOMMIT_FILES if name in files))
+        for path, blob in tree.items():
+            first_path.setdefault(blob, path)
+        if progress:
+            progress("listing commits", n, len(listed))
+    by_blob = _extract_blobs(repo, first_path, profile, jobs, progress)
+    rows: list[dict] = []
+    previous: tuple | None = None
+    evaluated = 0
+    texts: dict[str, str] = {}
+    for n, ((sha, time, subject), tree, config) in enumerate(zip(listed, trees, configs), start=1):
+        if (tree, config) == previous and rows:
+            row = dict(rows[-1])
+        else:
+            facts = []
+            for path in sorted(tree):
+                known = by_blob[tree[path]]
+                if known.path != path:
+                    known = replace(known, path=path, is_test=is_test_path(path, tests))
+                facts.append(known)
+            missing = [blob for _, blob in config if blob not in texts]
+            if missing:
+                read, _ = read_blobs(repo, missing)
+                texts.update((b, read.get(b, b"").decode("utf-8", errors="replace")) for b in missing)
+            tooling = tooling_facts(repo, profile, {name: texts[blob] for name, blob in config})
+            row = _row(profile, facts, tooling)
+            evaluated += 1
+        previous = (tree, config)
+        row.update(commit=sha[:10], date=pd.Timestamp(time, unit="s", tz="UTC"), subject=subject[:80])
+        rows.append(row)
+        if progress:
+            progress("evaluating commits", n, len(listed))
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table.attrs["stats"] = {"commits": len(listed), "blobs": len(by_blob), "evaluated": evaluated}
+    return table
+
+
+def _extract_blobs(repo: Path, first_path: dict[str, str], profile: Profile, jobs: int | None,
+                   progress) -> dict[str, FileFacts]:
+    """Facts of every unique blob (under the first path it was seen at), read and parsed in batches."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from .workers import _extract, _init, default_jobs
+
+    blobs = sorted(first_path, key=lambda b: first_path[b])
+    wanted = jobs if jobs is not None else default_jobs()
+    out: dict[str, FileFacts] = {}
+    # each chunk is read by a git process of its own that has ended before the pool forks: a worker never
+    # inherits a pipe that is still open
+    pool = ProcessPoolExecutor(max_workers=wanted, initializer=_init,
+                               initargs=(profile.name, profile.data, profile.sources)) if wanted > 1 else None
+    extractor = FactsExtractor(profile)
+    try:
+        step = 64
+        for start in range(0, len(blobs), step):
+            chunk = blobs[start:start + step]
+            contents, _ = read_blobs(repo, chunk)
+            batch = [(first_path[b], contents.get(b, b"")) for b in chunk]
+            if pool is not None:
+                parts = [batch[i::wanted] for i in range(wanted)]
+                results = [None] * len(batch)
+                for i, part in enumerate(pool.map(_extract, parts)):   # many blobs share a path: by position
+                    results[i::wanted] = part
+            else:
+                results = [facts_for_source(source, path, profile, extractor) for path, source in batch]
+            out.update(zip(chunk, results))
+            if progress:
+                progress("parsing blobs", min(start + step, len(blobs)), len(blobs))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return out
+
+
+def _row(profile: Profile, facts: list[FileFacts], tooling: dict) -> dict:
+    inventory = _inventory(profile, facts, [], [])
+    result = ScanResult(root=Path("."), display_root=".", profile=profile, files=facts, inventory=inventory,
+                        tooling=tooling)
+    ev = evaluate(result)
+    reqs = [r for r in requirements(RuleContext(inventory, profile, tooling), ev) if r.total]
+    by_severity = {s: sum(1 for f in ev.findings if f.severity == s) for s in SEVERITIES}
+    return {
+        "files": len(facts), "findings": len(ev.findings), **by_severity,
+        "legacy_codes": len(inventory.legacy_code_set),
+        "legacy_uses": sum(1 for f in ev.findings if f.rule == "RA108"),
+        "registries": sum(1 for r in inventory.registries if r["role"] in ("canonical", "legacy")),
+        "builders": sum(1 for b in inventory.builders if b["kind"] == "builder"),
+        "raw_dict_returns": sum(1 for f in ev.findings if f.rule == "RA306"),
+        "fixable": sum(1 for f in ev.findings if f.fixable),
+        "score": round(100 * sum(r.ok / r.total for r in reqs) / len(reqs), 1) if reqs else 100.0,
+    }
+
+
+def chart(table, path_png: Path, path_svg: Path, title: str) -> None:
+    """Findings by severity (stacked), legacy codes, raw dict returns and the score over the commit dates."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
+    dates = table["date"].dt.tz_convert(None)
+    colors = {"critical": "#b91c1c", "high": "#ea580c", "medium": "#eab308", "low": "#9ca3af"}
+    top.stackplot(dates, *[table[s] for s in SEVERITIES], labels=list(SEVERITIES),
+                  colors=[colors[s] for s in SEVERITIES], step="post", alpha=0.85)
+    top.set_ylabel("findings")
+    top.set_title(title)
+    top.legend(loc="upper right", ncol=4, fontsize=8)
+    top.grid(alpha=0.3)
+    bottom.step(dates, table["raw_dict_returns"], where="post", label="raw dict returns", color="#7c3aed")
+    bottom.step(dates, table["legacy_codes"], where="post", label="legacy codes defined", color="#0891b2")
+    bottom.step(dates, table["registries"] * 10, where="post", label="active registries ×10", color="#16a34a",
+                linestyle="--")
+    bottom.set_ylabel("count")
+    bottom.grid(alpha=0.3)
+    score = bottom.twinx()
+    score.step(dates, table["score"], where="post", label="compliance score %", color="#111827", linewidth=1)
+    score.set_ylim(0, 100)
+    score.set_ylabel("score %")
+    lines = bottom.get_legend_handles_labels()
+    extra = score.get_legend_handles_labels()
+    bottom.legend(lines[0] + extra[0], lines[1] + extra[1], loc="upper left", fontsize=8, ncol=2)
+    fig.autofmt_xdate()
+    fig.tight_layout()
+    fig.savefig(path_png, dpi=110)
+    fig.savefig(path_svg)
+    plt.close(fig)
