@@ -170,3 +170,29 @@ def test_the_history_command_writes_table_and_chart(tmp_path):
     assert header.startswith("commit,date,subject,files,findings,critical,high,medium,low")
     bad = RUNNER.invoke(app, ["history", str(root), "--rev-range", "nope..HEAD", "--out", str(out)])
     assert bad.exit_code == 2 and "cannot read the history" in bad.stderr
+
+
+def test_merge_gives_one_row_per_repository_and_totals(tmp_path):
+    small = write_tree(tmp_path / "small", {"server.py": HANDLER})
+    reports = []
+    for name, root in (("example", EXAMPLE), ("small", small)):
+        done = RUNNER.invoke(app, ["scan", str(root), "-f", "json", "--fail-on", "none", "--no-cache",
+                                   "-o", str(tmp_path / f"{name}.json")])
+        assert done.exit_code == 0
+        reports.append(str(tmp_path / f"{name}.json"))
+    csv = RUNNER.invoke(app, ["merge", *reports, "-f", "csv"])
+    assert csv.exit_code == 0
+    rows = [line.split(",") for line in csv.stdout.splitlines()]
+    assert rows[0] == ["repository", "findings", "critical", "high", "medium", "low", "fixable", "legacy_codes",
+                       "registries", "builders", "raw_dict_returns", "score"]
+    example = json.loads((tmp_path / "example.json").read_text())
+    by_name = {r[0]: r for r in rows[1:]}
+    assert [r[0] for r in rows[1:]] == sorted([str(EXAMPLE), str(small)]) + ["total (2 repositories)"]
+    assert by_name[str(EXAMPLE)][1] == str(example["summary"]["findings"]["total"])
+    assert by_name[str(small)][1] == "4" and by_name[str(small)][10] == "2"     # RA306 x2, RA308, RA501
+    assert int(by_name["total (2 repositories)"][1]) == int(by_name[str(EXAMPLE)][1]) + 4
+    md = RUNNER.invoke(app, ["merge", *reports])
+    assert md.stdout.startswith("# Fleet reply-compliance scorecard") and "| **total (2 repositories)** |" in md.stdout
+    (tmp_path / "other.json").write_text('{"schema": "something-else/1"}')
+    bad = RUNNER.invoke(app, ["merge", str(tmp_path / "other.json")])
+    assert bad.exit_code == 2 and "is not a reply-audit/1 report" in bad.stderr

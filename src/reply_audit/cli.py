@@ -446,6 +446,29 @@ def history(
                f"{last['score']}; wrote {out}/history.csv, .json, .png, .svg")
 
 
+class MergeFormat(str, Enum):
+    md = "md"
+    csv = "csv"
+
+
+@app.command()
+def merge(
+    reports: Annotated[list[Path], typer.Argument(help="JSON reports (reply-audit scan --format json), one per "
+                                                       "repository.")],
+    format: Annotated[MergeFormat, typer.Option("--format", "-f", help="md or csv.")] = MergeFormat.md,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to this file.")] = None,
+) -> None:
+    """The fleet scorecard: per-repository reports merged into one table with totals."""
+    from .fleet import load, markdown
+
+    try:
+        table = load(reports)
+        write_output(markdown(table) if format is MergeFormat.md else table.to_csv(index=False), out)
+    except UserError as exc:
+        typer.echo(f"reply-audit: error: {exc.message}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
 class _progress:
     """A rich progress bar on a terminal's stderr; nothing elsewhere (CI logs, pipes)."""
 

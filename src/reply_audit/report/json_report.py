@@ -78,9 +78,19 @@ def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
         "markers": _sorted(inv.markers, "path", "line"),
         "tooling": result.tooling,
         "rules": [r.id for r in evaluation.rules] if evaluation else [],
+        "scorecard": _scorecard(result, evaluation) if evaluation else [],
         "findings": findings,
         "suppressed": suppressed,
     }
+
+
+def _scorecard(result: ScanResult, evaluation) -> list[dict[str, Any]]:
+    from ..rules.base import RuleContext
+    from .scorecard import requirements
+
+    ctx = RuleContext(result.inventory, result.profile, result.tooling)
+    return [{"requirement": r.name, "status": r.status, "ok": r.ok, "total": r.total, "rules": list(r.rules)}
+            for r in requirements(ctx, evaluation)]
 
 
 def render_json(result: ScanResult, evaluation=None) -> str:
