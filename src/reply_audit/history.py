@@ -26,6 +26,7 @@ from .errors import UserError
 from .facts.extract import FactsExtractor
 from .facts.model import FileFacts
 from .gitrev import _git, list_files, read_blobs
+from .index import ModuleMap
 from .profile import Profile
 from .report.scorecard import requirements
 from .rules.base import SEVERITIES, RuleContext
@@ -74,15 +75,29 @@ def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = N
         tree = {p: b for p, b in files.items() if chosen_of[p]}
         trees.append(tree)
         configs.append(tuple((name, files[name]) for name in PRECOMMIT_FILES if name in files))
-        for path, blob in tree.items():
-            first_path.setdefault(blob, path)
+        for path, blob in sorted(tree.items()):
+            first_path.setdefault(blob, path)          # in order of first appearance: early commits first
         if progress:
             progress("listing commits", n, len(listed))
-    by_blob = _extract_blobs(repo, first_path, profile, jobs, progress)
+    by_blob = _BlobFacts(repo, first_path, profile, jobs, progress)
+    try:
+        rows, evaluated = _evaluate(repo, profile, listed, trees, configs, by_blob, tests, progress)
+    finally:
+        by_blob.close()
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    table.attrs["stats"] = {"commits": len(listed), "blobs": len(first_path), "evaluated": evaluated}
+    return table
+
+
+def _evaluate(repo, profile, listed, trees, configs, by_blob, tests, progress) -> tuple[list[dict], int]:
+    """One row per commit; a commit whose files are those of the commit before reuses its row."""
+    import pandas as pd
+
     rows: list[dict] = []
     previous: tuple | None = None
     evaluated = 0
     texts: dict[str, str] = {}
+    modules: ModuleMap | None = None   # kept while the set of paths stays the same (most commits)
     for n, ((sha, time, subject), tree, config) in enumerate(zip(listed, trees, configs), start=1):
         if (tree, config) == previous and rows:
             row = dict(rows[-1])
@@ -98,57 +113,98 @@ def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = N
                 read, _ = read_blobs(repo, missing)
                 texts.update((b, read.get(b, b"").decode("utf-8", errors="replace")) for b in missing)
             tooling = tooling_facts(repo, profile, {name: texts[blob] for name, blob in config})
-            row = _row(profile, facts, tooling)
+            if modules is None or modules.paths != set(tree):
+                modules = ModuleMap(sorted(tree))
+            row = _row(profile, facts, tooling, modules)
             evaluated += 1
         previous = (tree, config)
         row.update(commit=sha[:10], date=pd.Timestamp(time, unit="s", tz="UTC"), subject=subject[:80])
         rows.append(row)
         if progress:
             progress("evaluating commits", n, len(listed))
-    table = pd.DataFrame(rows, columns=COLUMNS)
-    table.attrs["stats"] = {"commits": len(listed), "blobs": len(by_blob), "evaluated": evaluated}
-    return table
+    return rows, evaluated
 
 
-def _extract_blobs(repo: Path, first_path: dict[str, str], profile: Profile, jobs: int | None,
-                   progress) -> dict[str, FileFacts]:
-    """Facts of every unique blob (under the first path it was seen at), read and parsed in batches."""
-    from concurrent.futures import ProcessPoolExecutor
+class _BlobFacts:
+    """Facts of every unique blob (under the first path it was seen at), parsed ahead in a pipeline.
 
-    from .workers import _extract, _init, default_jobs
+    Blobs are read in chunks (each by a git process that has ended before a worker forks, so no worker
+    inherits an open pipe) and parsed in a process pool while the caller evaluates the commits whose
+    blobs are in; with one job they are parsed here, on demand."""
 
-    blobs = sorted(first_path, key=lambda b: first_path[b])
-    wanted = jobs if jobs is not None else default_jobs()
-    out: dict[str, FileFacts] = {}
-    # each chunk is read by a git process of its own that has ended before the pool forks: a worker never
-    # inherits a pipe that is still open
-    pool = ProcessPoolExecutor(max_workers=wanted, initializer=_init,
-                               initargs=(profile.name, profile.data, profile.sources)) if wanted > 1 else None
-    extractor = FactsExtractor(profile)
-    try:
-        step = 64
-        for start in range(0, len(blobs), step):
-            chunk = blobs[start:start + step]
-            contents, _ = read_blobs(repo, chunk)
-            batch = [(first_path[b], contents.get(b, b"")) for b in chunk]
-            if pool is not None:
-                parts = [batch[i::wanted] for i in range(wanted)]
-                results = [None] * len(batch)
-                for i, part in enumerate(pool.map(_extract, parts)):   # many blobs share a path: by position
-                    results[i::wanted] = part
-            else:
-                results = [facts_for_source(source, path, profile, extractor) for path, source in batch]
-            out.update(zip(chunk, results))
-            if progress:
-                progress("parsing blobs", min(start + step, len(blobs)), len(blobs))
-    finally:
-        if pool is not None:
-            pool.shutdown()
-    return out
+    STEP = 48
+    AHEAD = 3   # chunks in flight
+
+    def __init__(self, repo: Path, first_path: dict[str, str], profile: Profile, jobs: int | None,
+                 progress) -> None:
+        from concurrent.futures import ProcessPoolExecutor
+
+        from .workers import _init, default_jobs
+
+        self.repo, self.first_path, self.profile, self.progress = repo, first_path, profile, progress
+        self.order = list(first_path)
+        self.wanted = jobs if jobs is not None else default_jobs()
+        self.done: dict[str, FileFacts] = {}
+        self.extractor = FactsExtractor(profile)
+        self.next_chunk = 0
+        self.flight: list[tuple[list[str], list]] = []
+        self.pool = ProcessPoolExecutor(max_workers=self.wanted, initializer=_init,
+                                        initargs=(profile.name, profile.data, profile.sources)) \
+            if self.wanted > 1 else None
+
+    def _submit(self) -> bool:
+        from .workers import _extract
+
+        start = self.next_chunk * self.STEP
+        if start >= len(self.order):
+            return False
+        chunk = self.order[start:start + self.STEP]
+        self.next_chunk += 1
+        contents, _ = read_blobs(self.repo, chunk)
+        batch = [(self.first_path[b], contents.get(b, b"")) for b in chunk]
+        parts = [batch[i::self.wanted] for i in range(self.wanted)]
+        self.flight.append((chunk, [self.pool.submit(_extract, part) for part in parts]))
+        return True
+
+    def _collect(self) -> None:
+        chunk, futures = self.flight.pop(0)
+        results: list = [None] * len(chunk)
+        for i, future in enumerate(futures):          # many blobs share a path: placed by position
+            results[i::self.wanted] = future.result()
+        self.done.update(zip(chunk, results))
+        if self.progress:
+            self.progress("parsing blobs", len(self.done), len(self.order))
+
+    def __getitem__(self, blob: str) -> FileFacts:
+        if blob in self.done:
+            return self.done[blob]
+        if self.pool is None:   # one process: parse the next chunk here, in order
+            while blob not in self.done:
+                start = self.next_chunk * self.STEP
+                chunk = self.order[start:start + self.STEP]
+                self.next_chunk += 1
+                contents, _ = read_blobs(self.repo, chunk)
+                for b in chunk:
+                    self.done[b] = facts_for_source(contents.get(b, b""), self.first_path[b], self.profile,
+                                                    self.extractor)
+                if self.progress:
+                    self.progress("parsing blobs", len(self.done), len(self.order))
+            return self.done[blob]
+        while blob not in self.done:
+            while len(self.flight) < self.AHEAD and self._submit():
+                pass
+            self._collect()
+        while len(self.flight) < self.AHEAD and self._submit():   # keep the workers busy while we evaluate
+            pass
+        return self.done[blob]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
 
 
-def _row(profile: Profile, facts: list[FileFacts], tooling: dict) -> dict:
-    inventory = _inventory(profile, facts, [], [])
+def _row(profile: Profile, facts: list[FileFacts], tooling: dict, modules: ModuleMap | None = None) -> dict:
+    inventory = _inventory(profile, facts, [], [], modules)
     result = ScanResult(root=Path("."), display_root=".", profile=profile, files=facts, inventory=inventory,
                         tooling=tooling)
     ev = evaluate(result)

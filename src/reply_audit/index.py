@@ -13,7 +13,6 @@ from __future__ import annotations
 import fnmatch
 from collections import defaultdict
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 from .facts.model import BuilderFact, FileFacts, MappingFact, RegistryFact
@@ -31,7 +30,9 @@ class ModuleMap:
         self._memo: dict[tuple, list[str]] = {}
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         for path in sorted(paths):
-            parts = list(PurePosixPath(path).with_suffix("").parts)
+            stem = path[:-3] if path.endswith(".py") else path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] \
+                else path
+            parts = stem.split("/")
             if parts and parts[-1] == "__init__":
                 parts = parts[:-1]
             for i in range(len(parts)):
@@ -108,12 +109,14 @@ def _role_matches(path: str, name: str, patterns: list[str]) -> bool:
 
 
 class IndexBuilder:
-    def __init__(self, profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact]) -> None:
+    def __init__(self, profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact],
+                 modules: ModuleMap | None = None) -> None:
         self.profile = profile
         self.receiver_names = frozenset(profile.builder_list("receiver_names"))
         self.files = sorted(files, key=lambda f: f.path)
         self.mapping_files = mapping_files
-        self.modules = ModuleMap([f.path for f in self.files])
+        paths = [f.path for f in self.files]
+        self.modules = modules if modules is not None and modules.paths == set(paths) else ModuleMap(paths)
         self.builders: dict[str, list[tuple[str, BuilderFact]]] = defaultdict(list)
         self.factories: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.imported_by: dict[str, set[str]] = defaultdict(set)
@@ -403,5 +406,7 @@ class IndexBuilder:
                         })
 
 
-def build_inventory(profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact]) -> Inventory:
-    return IndexBuilder(profile, files, mapping_files).build()
+def build_inventory(profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact],
+                    modules: ModuleMap | None = None) -> Inventory:
+    """The inventory; MODULES, a ModuleMap of the same paths, is reused (with its resolutions) when given."""
+    return IndexBuilder(profile, files, mapping_files, modules).build()

@@ -154,7 +154,19 @@ class Profile:
         body = re.sub(r"\(\?P<[a-z_]+>", "(", body)
         return re.compile(body.encode("utf-8"))
 
+    @cached_property
+    def _parsed(self) -> dict[str, CodeParts | None]:
+        return {}
+
     def parse_code(self, text: str) -> CodeParts | None:
+        """TEXT split by the code pattern (memoized: the same codes come back all the time)."""
+        try:
+            return self._parsed[text]
+        except KeyError:
+            parts = self._parsed[text] = self._parse_code(text)
+            return parts
+
+    def _parse_code(self, text: str) -> CodeParts | None:
         m = self.code_re.match(text)
         if not m:
             return None

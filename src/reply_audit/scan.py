@@ -187,8 +187,8 @@ def scan_sources(sources: dict[str, bytes], profile: Profile, display_root: str,
 
 
 def _inventory(profile: Profile, files: list[FileFacts], mapping_facts: list[MappingFact],
-               problems: list[tuple[str, str]]) -> Inventory:
-    inventory = build_inventory(profile, files, mapping_facts)
+               problems: list[tuple[str, str]], modules=None) -> Inventory:
+    inventory = build_inventory(profile, files, mapping_facts, modules)
     for rel, reason in problems:
         inventory.unparseable.append({"path": rel, "line": 1, "col": 0, "message": reason})
     inventory.unparseable.sort(key=lambda u: (u["path"], u["line"]))
