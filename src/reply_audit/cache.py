@@ -70,7 +70,7 @@ def clear(directory: Path) -> int:
     """Remove a cache directory; the number of entries it held."""
     if not directory.exists():
         return 0
-    if not (directory / "CACHEDIR.TAG").exists() and not any(directory.glob(f"*-*/*/*.json")):
+    if not (directory / "CACHEDIR.TAG").exists() and not any(directory.glob("*-*/*/*.json")):
         raise ValueError(f"{directory} does not look like a reply-audit cache")
     count = sum(1 for _ in directory.glob("*-*/*/*.json"))
     shutil.rmtree(directory)
