@@ -89,6 +89,14 @@ def discover(root: Path, include: list[str], exclude: list[str]) -> Discovered:
                 if target.is_dir() or not target.is_relative_to(real_root):
                     continue
                 found.links.add(rel)
+            try:
+                regular = entry.is_file(follow_symlinks=True)
+            except OSError as exc:
+                found.problems.append((rel, f"cannot stat: {exc.strerror or exc}"))
+                continue
+            if not regular:   # a FIFO, socket or device named like a source file: reading it could block
+                found.problems.append((rel, "not a regular file (a pipe, socket or device): not read"))
+                continue
             found.files.append(rel)
         stack.extend(reversed(subdirs))
     found.files.sort()

@@ -1,0 +1,166 @@
+"""Hostile input: a corpus generated here (no third-party code) that `scan` and `migrate` must survive.
+
+Every broken file is reported with its path, a line and a one-line reason; no traceback; no symbolic
+link is followed out of the tree or round a loop; exit codes are the documented ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from support import write_tree
+from reply_audit.rules._snippets import BUILDER, CODES
+
+BROKEN = {   # file -> source bytes that neither Python 3.11 nor libcst accept
+    "syntax/unclosed_paren.py": b"x = (1,\n",
+    "syntax/bad_def.py": b"def f(:\n    pass\n",
+    "syntax/unterminated.py": b'x = "abc\n',
+    "syntax/unterminated_triple.py": b'x = """abc\n',
+    "syntax/bad_indent.py": b"if True:\nprint(1)\n",
+    "syntax/tab_mix.py": b"if True:\n        x = 1\n\ty = 2\n",
+    "syntax/dangling_op.py": b"x = 1 +\n",
+    "py2/print.py": b'print "hello"\n',
+    "py2/except.py": b"try:\n    pass\nexcept Exception, e:\n    pass\n",
+    "py2/backticks.py": b"x = `1`\n",
+    "py2/octal.py": b"x = 0777\n",
+    "py2/exec.py": b'exec "x = 1"\n',
+    "templates/readme.py": b"# Title\n\nSome *text* with `code`.\n\n```python\nx = 1\n```\n",
+    "templates/jinja.py": b"{% for x in y %}\n{{ x }}\n{% endfor %}\n",
+    "fragments/indented.py": b"    x = 1\n    y = 2\n",
+    "encoding/not_utf8.py": b"x = '\xff\xfe'\n",
+    "encoding/bom_and_latin1_cookie.py": b"\xef\xbb\xbf# -*- coding: latin-1 -*-\nx = 1\n",
+    "encoding/unknown_cookie.py": b"# -*- coding: klingon -*-\nx = 1\n",
+    "nul/nul.py": b"x = 1\x00\n",
+    "deep/parens.py": b"x = " + b"[" * 1000 + b"]" * 1000 + b"\n",
+    "deep/blocks.py": b"".join(b"    " * i + b"if x:\n" for i in range(120)) + b"    " * 120 + b"pass\n",
+    "deep/sum.py": b"Y = " + b"+".join([b"1"] * 3000) + b"\n",
+}
+
+FINE = {   # files that must scan without a problem
+    "fine/empty.py": b"",
+    "fine/blank.py": b"\n\n   \n",
+    "fine/comments.py": b"# only a comment\n",
+    "fine/bom.py": b"\xef\xbb\xbfx = 'WA-RES-S-001'\n",
+    "fine/crlf.py": b"x = 1\r\ny = 2\r\n",
+    "fine/mixed.py": b"x = 1\r\ny = 2\nz = 3\r",
+    "fine/latin1.py": "# -*- coding: latin-1 -*-\nx = 'é'\n".encode("latin-1"),
+}
+NEWER = {   # Python 3.12 syntax: scanned by a 3.12 interpreter, listed as skipped statements by an older one
+    "newer/py312.py": b'x = f"{\'a\' if True else "b"}"\ntype Alias = int\n',
+}
+
+
+def build_corpus(root: Path, outside: Path) -> None:
+    write_tree(root, {"builder.py": BUILDER, "codes.py": CODES, "server.py": '''
+        from builder import ReplyBuilder
+
+
+        @mcp.tool()
+        def notes_read(path):
+            return {"success": True, "path": path}
+        '''})
+    for rel, data in {**BROKEN, **FINE, **NEWER}.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    (root / "huge.py").write_bytes(b"".join(b"X_%d = %d\n" % (i, i) for i in range(1_400_000)))  # ~20 MB
+    (root / "weird\ndir").mkdir()
+    (root / "weird\ndir" / "mod.py").write_text("x = 1\n")
+    (root / "pkg.py").mkdir()                                   # a directory named like a module
+    (root / "pkg.py" / "inner.py").write_text("y = 2\n")
+    (root / "loop").symlink_to(root, target_is_directory=True)  # a directory link round to the root
+    (root / "a.py").symlink_to(root / "b.py")                   # a file link loop
+    (root / "b.py").symlink_to(root / "a.py")
+    (root / "dangling.py").symlink_to(root / "nowhere.py")
+    outside.mkdir(exist_ok=True)
+    (outside / "secret.py").write_text('rb.info("WA-READ-S-001", {})\n')
+    (root / "outside").symlink_to(outside, target_is_directory=True)
+    (root / "outside_file.py").symlink_to(outside / "secret.py")
+    os.mkfifo(root / "pipe.py")                                 # reading it would block forever
+    sub = root / "vendor" / "broken_submodule"
+    sub.mkdir(parents=True)
+    (sub / ".git").write_text("gitdir: ../../.git/modules/broken_submodule\n")
+
+
+def run(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "reply_audit", *map(str, args)], capture_output=True,
+                          text=True, timeout=600, cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    base = tmp_path_factory.mktemp("hostile")
+    root = base / "tree"
+    root.mkdir()
+    build_corpus(root, base / "outside")
+    return root
+
+
+def test_scan_reports_every_broken_file_and_nothing_else(corpus):
+    done = run("scan", corpus, "-f", "json", "--fail-on", "none", "--no-cache")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    doc = json.loads(done.stdout)
+    problems = {p["path"]: p for p in doc["files"]["unparseable"]}
+    # a file libcst accepts keeps the statements this Python understands; the others are listed, with line
+    skipped = {f["path"]: f["skipped"][0] for f in doc["files"]["fallback"]}
+    expected = set(BROKEN) | {"pipe.py", "a.py", "b.py", "dangling.py"}
+    if sys.version_info < (3, 12):
+        expected |= set(NEWER)
+    assert set(problems) | set(skipped) == expected and not set(problems) & set(skipped)
+    for p in [*problems.values(), *skipped.values()]:
+        assert p["line"] >= 1 and p["message"] and "\n" not in p["message"] and len(p["message"]) <= 200
+    assert problems["pipe.py"]["message"] == "not a regular file (a pipe, socket or device): not read"
+    assert problems["a.py"]["message"] == "broken or looping symbolic link"
+    assert problems["syntax/bad_indent.py"]["line"] == 2
+    assert problems["nul/nul.py"]["message"] == "file contains NUL bytes"
+    scanned = doc["files"]["scanned"]
+    # the good files, the example files, huge.py, the newline directory, pkg.py/inner.py; no link outside
+    # + builder.py, codes.py, server.py, huge.py, the module in "weird\ndir", pkg.py/inner.py
+    assert scanned == len(BROKEN) + len(FINE) + len(NEWER) + 6
+    assert not any(f["path"].startswith(("outside", "loop")) for f in doc["findings"])
+    assert {f["path"] for f in doc["findings"] if f["rule"] == "RA306"} == {"server.py"}
+
+
+def test_migrate_finishes_rewrites_what_it_can_and_touches_nothing_else(corpus, tmp_path):
+    before = {p: p.read_bytes() for p in corpus.rglob("*.py") if p.is_file() and not p.is_symlink()
+              and "loop" not in p.parts and "outside" not in p.parts and not p.is_fifo()}
+    done = run("migrate", corpus, "--apply", "--select", "dict-returns")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    changed = sorted(p.relative_to(corpus).as_posix() for p, data in before.items() if p.read_bytes() != data)
+    assert changed == ["server.py"]
+    assert (corpus.parent / "outside" / "secret.py").read_text() == 'rb.info("WA-READ-S-001", {})\n'
+    again = run("migrate", corpus, "--check")
+    assert again.returncode == 0, again.stderr[-1000:]
+
+
+@pytest.mark.parametrize("args,files,message", [
+    (["scan", "{root}"], {"pyproject.toml": "[tool.reply-audit\n"}, "not valid TOML"),
+    (["scan", "{root}", "--profile", "nope"], {}, "unknown profile 'nope'"),
+    (["scan", "{root}", "--select", "RA999"], {}, "unknown rule 'RA999'"),
+    (["scan", "{root}", "--mapping", "{root}/m.toml"], {"m.toml": "[mapping]\nnot-a-code = 1\n"},
+     "must be a code string"),
+    (["scan", "{root}", "--mapping", "{root}/missing.toml"], {}, "does not exist"),
+    (["scan", "{root}/nowhere"], {}, "does not exist"),
+    (["scan", "{root}"], {"pyproject.toml": "[tool.reply-audit.rules]\nfail_on = 'sometimes'\n"}, "fail_on"),
+    (["scan", "{root}"], {"pyproject.toml": "[tool.reply-audit]\nbogus = 1\n"}, "unknown key 'bogus'"),
+    (["migrate", "{root}", "--select", "nope"], {}, "unknown codemod 'nope'"),
+    (["scorecard", "{root}", "--base", "nope"], {}, "not a git repository"),
+    (["history", "{root}"], {}, "not a git repository"),
+    (["merge", "{root}/x.json"], {"x.json": "[]"}, "is not a reply-audit/1 report"),
+    (["rules", "RA999"], {}, "unknown rule 'RA999'"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, files, message):
+    root = tmp_path / "t"
+    root.mkdir()
+    for rel, text in files.items():
+        (root / rel).write_text(text)
+    done = run(*[a.format(root=root) for a in args])
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and message in lines[0], done.stderr
+    assert lines[0].startswith("reply-audit: error: ")
