@@ -164,3 +164,41 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, files, message):
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and message in lines[0], done.stderr
     assert lines[0].startswith("reply-audit: error: ")
+
+
+def test_a_killed_apply_leaves_every_file_old_or_new(tmp_path):
+    """SIGKILL at growing delays: each file is the original or the finished rewrite, never a mix."""
+    import shutil
+    import signal
+    import time
+
+    from reply_audit.rules._snippets import BUILDER, CODES
+
+    template = tmp_path / "template"
+    files = {"builder.py": BUILDER, "codes.py": CODES}
+    body = "".join(f'\ndef f{i}(rb: ReplyBuilder):\n    return rb.info("WA-READ-S-001", {{"n": {i}}})\n'
+                   for i in range(40))
+    for n in range(150):
+        files[f"pkg/m{n:03d}.py"] = body
+    write_tree(template, files)
+    old = {rel: (template / rel).read_bytes() for rel in files}
+    new = {rel: data.replace(b"rb.info(", b"rb.success(") for rel, data in old.items()}
+    interrupted = 0
+    for delay in (0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0):
+        tree = tmp_path / f"run{delay}"
+        shutil.copytree(template, tree)
+        proc = subprocess.Popen([sys.executable, "-m", "reply_audit", "migrate", str(tree), "--apply",
+                                 "--allow-dirty", "-f", "json"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            interrupted += 1
+        proc.wait(timeout=60)
+        states = {rel: (tree / rel).read_bytes() for rel in files}
+        assert all(states[rel] in (old[rel], new[rel]) for rel in files), f"a partial file after {delay} s"
+        for rel in files:
+            compile(states[rel], rel, "exec")
+        if proc.returncode == 0:
+            assert states == new
+    assert interrupted >= 1, "the run always finished before the kill: make the tree larger"

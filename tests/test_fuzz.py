@@ -1,0 +1,146 @@
+"""Fuzzing with hypothesis: generated handler modules through `migrate`, generated registries through `scan`.
+
+Bounded for CI (REPLY_AUDIT_FUZZ_EXAMPLES, default 25 each); `python scripts/fuzz.py` runs many more.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from reply_audit.codemods import all_codemods
+from reply_audit.engine import evaluate
+from reply_audit.migrate import migrate, write
+from reply_audit.profile import load_profile
+from reply_audit.rules._snippets import BUILDER, CODES
+from reply_audit.scan import scan
+
+EXAMPLES = int(os.environ.get("REPLY_AUDIT_FUZZ_EXAMPLES", "25"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+
+HEADER = "from builder import ReplyBuilder\nfrom safety import mcp_safe_tool\n\n\n"
+COMMENTS = st.sampled_from(["", "  # why", "  # TODO: check"])
+
+
+@st.composite
+def dict_literal(draw, error: bool) -> str:
+    keys = draw(st.lists(st.sampled_from(["path", "count", "items", "hint", "detail"]), max_size=3, unique=True))
+    pairs = [f'"{k}": {draw(st.sampled_from(["x", "1", "[]", "str(x)", "None"]))}' for k in keys]
+    if error:
+        pairs.insert(draw(st.integers(0, len(pairs))), draw(st.sampled_from(
+            ['"error": "bad request"', '"success": False', '"ok": False'])))
+    elif draw(st.booleans()):
+        pairs.insert(draw(st.integers(0, len(pairs))), '"success": True')
+    if draw(st.booleans()) and pairs:   # one element per line, trailing comma, a comment inside
+        inner = "".join(f"\n            {p},{draw(COMMENTS)}" for p in pairs)
+        return "{" + inner + "\n        }"
+    if draw(st.booleans()):
+        return "dict(" + ", ".join(p.replace('"', "", 2).replace(": ", "=", 1) for p in pairs) + ")"
+    return "{" + ", ".join(pairs) + "}"
+
+
+@st.composite
+def handler(draw, index: int) -> str:
+    lines = ["@mcp.tool()"]
+    if draw(st.booleans()):
+        lines.append("@mcp_safe_tool")
+    lines.append(f"def tool_{index}(x):")
+    if draw(st.booleans()):
+        lines.append(f'    """Tool {index}."""')
+    has_rb = draw(st.booleans())
+    if has_rb:
+        lines.append(f'    rb = ReplyBuilder(tool="tool_{index}")')
+    for n in range(draw(st.integers(0, 3))):
+        kind = draw(st.sampled_from(["ok", "err", "info", "bare", "except", "except_dict"]
+                                    if has_rb else ["ok", "err", "except_dict"]))
+        lines.append(f"    if x == {n}:{draw(COMMENTS)}")
+        if kind == "ok":
+            lines.append(f"        return {draw(dict_literal(False))}{draw(COMMENTS)}")
+        elif kind == "err":
+            lines.append(f"        return {draw(dict_literal(True))}")
+        elif kind == "info":
+            lines.append('        return rb.info("WA-READ-S-001", {"n": x})')
+        elif kind == "bare":
+            lines.append('        rb.denied("EN-WRITE-D-001", {})' + draw(COMMENTS))
+        else:
+            lines += ["        try:", "            x = 1 / x", "        except Exception as exc:"]
+            lines.append('            return rb.invalid("WA-RES-I-001", {"e": str(exc)})' if kind == "except"
+                         else '            return {"success": False, "error": str(exc)}')
+    lines.append(f"    return {draw(dict_literal(False))}" if draw(st.booleans())
+                 else '    return (\n        {"success": True}\n    )')
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def module(draw) -> str:
+    return HEADER + "\n\n".join(draw(handler(i)) for i in range(draw(st.integers(1, 4))))
+
+
+def _tree(source: str) -> Path:
+    root = Path(tempfile.mkdtemp(prefix="reply-audit-fuzz-"))
+    (root / "builder.py").write_text(BUILDER.replace("def __init__(self):", "def __init__(self, tool=None):"))
+    (root / "codes.py").write_text(CODES + '    MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001")\n')
+    (root / "safety.py").write_text("def mcp_safe_tool(f):\n    return f\n")
+    (root / "server.py").write_text(source)
+    return root
+
+
+@FUZZ
+@given(module())
+def test_migrate_output_parses_is_stable_and_leaves_nothing_fixable(source):
+    root = _tree(source)
+    try:
+        compile(source, "server.py", "exec")            # the generator writes valid Python
+        profile = load_profile(None, root)
+        result = migrate(scan(root, profile))
+        write(result, allow_dirty=True)
+        assert result.refused == [], result.refused
+        new = (root / "server.py").read_text()
+        compile(new, "server.py", "exec")
+        again = migrate(scan(root, profile))
+        assert again.changed == [] and again.applied == []
+        left = [f for f in evaluate(scan(root, profile)).findings if f.fixable]
+        assert left == [], [(f.rule, f.line, f.message) for f in left]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+LAYERS = ["WA", "EN", "CT", "MCP", "FILE", "GIT"]
+AREAS = ["RES", "READ", "WRITE", "SYS", "GATE", "OPEN"]
+
+
+@FUZZ
+@given(st.lists(st.tuples(st.sampled_from(LAYERS), st.sampled_from(AREAS), st.sampled_from("SIDEX"),
+                          st.integers(0, 1200)), min_size=2, max_size=40),
+       st.sampled_from(["class", "dict", "list"]))
+def test_generated_registries_are_counted_exactly(codes, style):
+    texts = [f"{layer}-{area}-{kind}-{number:03d}" for layer, area, kind, number in codes]
+    valid = [t for t in texts if load_profile("canonical").is_code(t)]
+    if style == "class":
+        body = "class Codes:\n" + "".join(f'    C{i} = ReplyCode("{t}")\n' for i, t in enumerate(texts))
+    elif style == "dict":
+        body = "CODES = {\n" + "".join(f'    "{t}": "message {i}",\n' for i, t in enumerate(texts)) + "}\n"
+    else:
+        body = "ALL = [\n" + "".join(f'    Code(code="{t}"),\n' for t in texts) + "]\n"
+    root = Path(tempfile.mkdtemp(prefix="reply-audit-fuzz-"))
+    try:
+        (root / "registry.py").write_text(body)
+        result = scan(root, load_profile(None, root))
+        evaluate(result)   # the rules never crash on it either
+        registries = result.inventory.registries
+        if len(valid) < 2 or (style == "dict" and 2 * len(valid) < len(texts)):
+            return   # fewer than two codes do not make a registry; mostly non-codes make no dict registry
+        [registry] = registries
+        assert registry["definitions"] == len(valid) and registry["distinct"] == len(set(valid))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_every_codemod_is_exercised_by_the_generator():
+    fixes = {rule for c in all_codemods() for rule in c.fixes}
+    assert {"RA306", "RA308", "RA203", "RA303", "RA304"} <= fixes
