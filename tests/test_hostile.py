@@ -202,3 +202,26 @@ def test_a_killed_apply_leaves_every_file_old_or_new(tmp_path):
         if proc.returncode == 0:
             assert states == new
     assert interrupted >= 1, "the run always finished before the kill: make the tree larger"
+
+
+def test_an_unreadable_file_is_reported_and_the_scan_goes_on(tmp_path, monkeypatch):
+    """chmod 000 does not stop root (CI runs as root), so the read itself is made to fail."""
+    from typer.testing import CliRunner
+
+    from reply_audit.cli import app
+
+    write_tree(tmp_path, {"ok.py": 'X = "WA-RES-I-001"\n', "locked.py": "Y = 1\n"})
+    real = Path.read_bytes
+
+    def read_bytes(self):
+        if self.name == "locked.py":
+            raise PermissionError(13, "Permission denied")
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    done = CliRunner().invoke(app, ["scan", str(tmp_path), "-f", "json", "--fail-on", "none", "--no-cache"])
+    assert done.exit_code == 0 and done.exception is None
+    doc = json.loads(done.stdout)
+    assert doc["files"]["unparseable"] == [{"path": "locked.py", "line": 1, "col": 0,
+                                            "message": "cannot read file: Permission denied"}]
+    assert doc["files"]["scanned"] == 2
