@@ -7,11 +7,10 @@ clear error for an unknown name.
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import lru_cache
 
 from ..errors import UserError
+from ..plugins import classes_in
 from .base import Codemod
 
 _NOT_CODEMODS = frozenset({"base", "context", "imports", "apply", "edits", "planner"})
@@ -20,16 +19,8 @@ PHASES = {1: "safety net", 2: "domain adoption", 3: "strict mode"}
 
 @lru_cache(maxsize=1)
 def all_codemods() -> tuple[Codemod, ...]:
-    found: dict[str, Codemod] = {}
-    for module in pkgutil.iter_modules(__path__):
-        if module.name in _NOT_CODEMODS:
-            continue
-        mod = importlib.import_module(f"{__name__}.{module.name}")
-        for value in vars(mod).values():
-            if isinstance(value, type) and issubclass(value, Codemod) and value is not Codemod \
-                    and value.__module__ == mod.__name__:
-                found[value.name] = value()
-    return tuple(sorted(found.values(), key=lambda c: (c.phase, c.order)))
+    found = [cls() for cls in classes_in(__name__, __path__, Codemod, lambda name: name not in _NOT_CODEMODS)]
+    return tuple(sorted(found, key=lambda c: (c.phase, c.order)))
 
 
 def get_codemod(name: str) -> Codemod | None:

@@ -5,24 +5,15 @@
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from functools import lru_cache
 
+from ..plugins import classes_in
 from .base import Rule
 
 
 @lru_cache(maxsize=1)
 def all_rules() -> tuple[Rule, ...]:
-    found: dict[str, Rule] = {}
-    for module in pkgutil.iter_modules(__path__):
-        if not module.name.startswith("ra"):
-            continue
-        mod = importlib.import_module(f"{__name__}.{module.name}")
-        for value in vars(mod).values():
-            if isinstance(value, type) and issubclass(value, Rule) and value is not Rule \
-                    and value.__module__ == mod.__name__:
-                found[value.id] = value()
+    found = {cls.id: cls() for cls in classes_in(__name__, __path__, Rule, lambda name: name.startswith("ra"))}
     return tuple(found[k] for k in sorted(found))
 
 
