@@ -76,7 +76,8 @@ def test_suppression_comment_and_listing(tmp_path):
 def test_select_and_ignore_and_config(tmp_path):
     root = write_tree(tmp_path, TREE)
     selected = json.loads(_scan(root, "-f", "json", "--select", "RA3").output)["rules"]
-    assert selected == ["RA301", "RA302", "RA303", "RA304", "RA305", "RA306", "RA307", "RA308", "RA309", "RA310"]
+    assert selected == ["RA301", "RA302", "RA303", "RA304", "RA305", "RA306", "RA307", "RA308", "RA309", "RA310",
+                        "RA311"]
     (tmp_path / "pyproject.toml").write_text('[tool.reply-audit.rules]\nignore = ["RA304"]\n'
                                              '[tool.reply-audit.rules.severity]\nRA501 = "low"\n')
     doc = json.loads(_scan(root, "-f", "json").output)

@@ -98,7 +98,11 @@ def test_profile_file_extends_a_builtin(tmp_path):
 @pytest.mark.parametrize("text,message", [
     ("[builder]\nreciever_names = []\n", "unknown key 'builder.reciever_names'"),
     ('[codes]\npattern = "("\n', "not a valid regular expression"),
-    ('[codes]\npattern = "^(?P<layer>A)$"\n', "lacks the named group"),
+    ('[codes]\npattern = "^(?P<layer>A)(?P<family>B)$"\n', "unknown named group"),
+    ('[builder.functions]\nok = "X"\n', "is not a type letter"),
+    ('[builder.functions]\nok = { type = "S", colour = 1 }\n', "unknown key"),
+    ('[builder.functions]\nok = { code_keyword = "c" }\n', "needs `type`"),
+    ('[handlers]\nregister_calls = "register"\n', "must be a list of strings"),
     ("[layers.WA]\nallowed = ['Q']\n", "unknown type letter"),
     ("[builder]\nmethods = { ok = 'X' }\n", "is not a type letter"),
     ("[builder\n", "not valid TOML"),

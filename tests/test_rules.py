@@ -18,9 +18,9 @@ RULES = all_rules()
 CASES = [(r, kind, i, ex) for r in RULES for kind in ("valid", "invalid") for i, ex in enumerate(getattr(r, kind))]
 
 
-def _findings(tmp_path, example, rule_id):
+def _findings(tmp_path, example, rule_id, profile="canonical"):
     root = write_tree(tmp_path, {p: textwrap.dedent(src) for p, src in example.tree().items()})
-    result = scan(root, load_profile("canonical", root))
+    result = scan(root, load_profile(profile, root))
     assert result.inventory.unparseable == [], "rule examples must parse"
     return [f for f in evaluate(result, select=[rule_id]).findings if f.rule == rule_id]
 
@@ -28,7 +28,7 @@ def _findings(tmp_path, example, rule_id):
 @pytest.mark.parametrize("rule,kind,index,example", CASES,
                          ids=[f"{r.id}-{kind}-{i}" for r, kind, i, _ in CASES])
 def test_rule_examples(tmp_path, rule, kind, index, example):
-    found = _findings(tmp_path, example, rule.id)
+    found = _findings(tmp_path, example, rule.id, rule.profile)
     if kind == "valid":
         assert found == [], [f.message for f in found]
     else:

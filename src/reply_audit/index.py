@@ -89,6 +89,7 @@ class Inventory:
     builders: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     handlers: list[dict[str, Any]] = field(default_factory=list)
+    registrations: list[dict[str, Any]] = field(default_factory=list)  # register calls / dispatch tables
     code_literals: list[dict[str, Any]] = field(default_factory=list)
     registry_imports: list[dict[str, Any]] = field(default_factory=list)
     message_branches: list[dict[str, Any]] = field(default_factory=list)
@@ -164,7 +165,7 @@ class IndexBuilder:
         roles = []
         for path, reg, in_tests in registries:
             codes = {c.code for c in reg.codes}
-            if _role_matches(path, reg.name, explicit_canon):
+            if _role_matches(path, reg.name, explicit_canon) or reg.name in self.profile.member_registries:
                 roles.append("canonical")
             elif _role_matches(path, reg.name, explicit_legacy):
                 roles.append("legacy")
@@ -300,7 +301,64 @@ class IndexBuilder:
                 return hit
         return None
 
+    def _registrations(self, inv: Inventory) -> dict[tuple[str, str], list[dict[str, Any]]]:
+        """Resolve every registration to the function it names; (path, qualname) -> registrations."""
+        by_file: dict[str, dict[str, Any]] = {}
+        by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for f in self.files:
+            names = {}
+            for h in f.handlers:
+                names[h.qualname] = h
+                by_name[h.name].append((f.path, h.qualname))
+            by_file[f.path] = names
+        out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for f in self.files:
+            for reg in f.registrations:
+                hit = self._resolve_target(f, reg.target, by_file, by_name)
+                record = {"path": f.path, "line": reg.line, "name": reg.name, "target": reg.target,
+                          "via": reg.via, "kind": reg.kind,
+                          "handler": f"{hit[0]}::{hit[1]}" if hit else None}
+                inv.registrations.append(record)
+                if hit:
+                    out[hit].append({"path": f.path, "line": reg.line, "name": reg.name, "via": reg.via})
+        return out
+
+    def _resolve_target(self, f: FileFacts, target: str, by_file: dict[str, dict[str, Any]],
+                        by_name: dict[str, list[tuple[str, str]]]) -> tuple[str, str] | None:
+        """The (path, qualname) of the function a registration names: in the same module, through an
+        import, as a method of the registering class (`self.fn`), or the only function of that name."""
+        parts = target.split(".")
+        last = parts[-1]
+        local = by_file.get(f.path, {})
+        if len(parts) == 1 and target in local:
+            return f.path, target
+        if parts[0] in ("self", "cls") and len(parts) == 2:
+            hits = sorted(q for q in local if q.endswith("." + last))
+            if hits:
+                return f.path, hits[0]
+        if len(parts) > 1 and target in local:  # Class.method
+            return f.path, target
+        head = parts[0]
+        original = f.import_aliases.get(head, head)
+        for imp in f.imports:
+            if len(parts) == 1 and original in imp.names:
+                files = self.modules.resolve(f.path, imp.module, imp.level, [original])
+                for path in files:
+                    if original in by_file.get(path, {}):
+                        return path, original
+            elif len(parts) > 1 and (original in imp.names or imp.module.split(".")[-1] == original):
+                files = self.modules.resolve(f.path, imp.module, imp.level, imp.names)
+                for path in files:
+                    if ".".join(parts[1:]) in by_file.get(path, {}):
+                        return path, ".".join(parts[1:])
+        hits = by_name.get(last, [])
+        if len(hits) == 1:
+            return hits[0]
+        top = [h for h in hits if h[1] == last]
+        return top[0] if len(top) == 1 else None
+
     def _builders_and_calls(self, inv: Inventory) -> None:
+        registered_at = self._registrations(inv)
         instantiated: dict[str, set[tuple[str, int]]] = defaultdict(set)
         for f in self.files:
             for callee, line in f.instantiations:
@@ -311,7 +369,8 @@ class IndexBuilder:
             kept: dict[int, bool] = {}
             for i, call in enumerate(f.calls):
                 found = self.resolve_builder(call.binding, f.path) if call.binding else None
-                named = call.binding_kind == "name" or call.receiver.rsplit(".", 1)[-1] in self.receiver_names
+                named = call.binding_kind in ("name", "function") \
+                    or call.receiver.rsplit(".", 1)[-1] in self.receiver_names
                 if found is None and not named:
                     kept[i] = False
                     continue
@@ -326,9 +385,12 @@ class IndexBuilder:
                     "except_kind": call.except_kind, "function": call.function, "in_builder": call.in_builder,
                     "guards": list(call.guards), "message": call.message,
                     "guard_on_params": call.guard_on_params, "bare": call.bare, "followed": call.followed,
-                    "in_generator": call.in_generator,
+                    "in_generator": call.in_generator, "type": call.reply_type, "has_code": call.has_code,
                 })
             for h in f.handlers:
+                registered = registered_at.get((f.path, h.qualname), [])
+                if h.candidate and not registered:
+                    continue
                 counts: dict[str, int] = defaultdict(int)
                 returns = []
                 for r in h.returns:
@@ -339,12 +401,13 @@ class IndexBuilder:
                     returns.append({"line": r.line, "col": r.col, "end_line": r.end_line, "end_col": r.end_col,
                                     "kind": kind, "keys": r.keys,
                                     "in_except": r.in_except, "except_kind": r.except_kind, "literal": r.literal,
-                                    "value_span": r.value_span, "key_values": r.key_values, "code": r.code})
+                                    "value_span": r.value_span, "key_values": r.key_values, "code": r.code,
+                                    "shape": r.shape, "callee": r.callee})
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,
                     "end_line": h.end_line, "first_line": h.first_line, "inline_body": h.inline_body, "local_names": h.local_names,
-                    "top_calls": h.top_calls,
+                    "top_calls": h.top_calls, "registered": registered,
                 })
         canonical = self.profile.builder_methods
         forbidden = self.profile.forbidden_methods

@@ -33,12 +33,14 @@ PYPROJECT_TABLE = ("tool", "reply-audit")
 # Tables whose keys are data chosen by the profile author (a new layer, a new
 # area, a new builder method), not settings of the tool: any key is accepted.
 OPEN_TABLES = frozenset({
-    "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods", "rules.severity",
-    "migrate.remap",
+    "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods", "builder.functions",
+    "rules.severity", "migrate.remap", "result.values", "result.ranges", "result.helpers", "compliance.levels",
 })
 # Keys of [tool.reply-audit] that are not profile keys.
 META_KEYS = frozenset({"profile", "extends"})
-REQUIRED_CODE_GROUPS = ("layer", "area", "type", "number")
+# Named groups a code pattern may have; a rule about a part (layer, area, type, number) applies only to
+# codes whose pattern names it (codes that are Enum members may use a pattern with no group at all).
+CODE_GROUPS = ("layer", "area", "type", "number")
 
 
 def builtin_names() -> list[str]:
@@ -118,10 +120,10 @@ class CodeParts:
     """A code string split by the profile's pattern."""
 
     code: str
-    layer: str
-    area: str
-    type: str
-    number: int
+    layer: str | None
+    area: str | None
+    type: str | None
+    number: int | None
 
 
 @dataclass(frozen=True)
@@ -170,11 +172,14 @@ class Profile:
         m = self.code_re.match(text)
         if not m:
             return None
-        try:
-            number = int(m.group("number"))
-        except (TypeError, ValueError):
-            return None
-        return CodeParts(text, m.group("layer"), m.group("area"), m.group("type"), number)
+        groups = {g: m.groupdict().get(g) for g in CODE_GROUPS}
+        number = None
+        if groups["number"] is not None:
+            try:
+                number = int(groups["number"])
+            except ValueError:
+                return None
+        return CodeParts(text, groups["layer"], groups["area"], groups["type"], number)
 
     def is_code(self, text: str) -> bool:
         return self.code_re.match(text) is not None
@@ -212,6 +217,8 @@ class Profile:
 
     def number_valid(self, parts: CodeParts) -> bool:
         codes = self.section("codes")
+        if parts.number is None:
+            return "number" not in self.code_re.groupindex
         return int(codes.get("number_min", 0)) <= parts.number <= int(codes.get("number_max", 999))
 
     def obeys_layer_rules(self, code: str) -> bool:
@@ -232,12 +239,41 @@ class Profile:
     def all_builder_methods(self) -> frozenset[str]:
         return frozenset(self.builder_methods) | frozenset(self.forbidden_methods)
 
+    @cached_property
+    def builder_functions(self) -> dict[str, dict[str, Any]]:
+        """Functions (and envelope classes) that build a reply: name -> {type | type_keyword, code_keyword,
+        code_position}; a plain string value is the TYPE letter."""
+        out = {}
+        for name, spec in self.section("builder").get("functions", {}).items():
+            spec = {"type": spec} if isinstance(spec, str) else dict(spec)
+            spec.setdefault("code_keyword", self.builder_value("code_keyword", "code"))
+            spec.setdefault("code_position", self.builder_value("code_position", 0))
+            out[name] = spec
+        return out
+
+    @cached_property
+    def code_required_types(self) -> frozenset[str]:
+        """TYPE letters whose replies must carry a code (RA311)."""
+        return frozenset(self.section("builder").get("code_required", self.type_letters))
+
+    @cached_property
+    def member_registries(self) -> frozenset[str]:
+        """Enum classes and `Literal[...]` aliases whose members *are* the codes, whatever their spelling."""
+        return frozenset(self.section("codes").get("enums", []))
+
     def method_type(self, method: str) -> str | None:
         """The TYPE letter a builder method builds (forbidden ones via their replacement)."""
         if method in self.builder_methods:
             return self.builder_methods[method]
+        if method in self.builder_functions:
+            return self.builder_functions[method].get("type")
         target = self.forbidden_methods.get(method)
         return self.builder_methods.get(target) if target else None
+
+    def call_type(self, call: dict[str, Any]) -> str | None:
+        """The TYPE letter a reply call site builds: its own (function builders with a type keyword) or its
+        method's."""
+        return call.get("type") or self.method_type(call["method"])
 
     def builder_list(self, key: str) -> list[str]:
         value = self.section("builder").get(key, [])
@@ -296,9 +332,10 @@ def _validate(data: dict[str, Any], origin: str) -> None:
         compiled = re.compile(pattern)
     except re.error as exc:
         raise UserError(f"{origin}: [codes] pattern is not a valid regular expression: {exc}") from None
-    missing = [g for g in REQUIRED_CODE_GROUPS if g not in compiled.groupindex]
-    if missing:
-        raise UserError(f"{origin}: [codes] pattern lacks the named group(s) {', '.join(missing)}")
+    unknown = [g for g in compiled.groupindex if g not in CODE_GROUPS]
+    if unknown:
+        raise UserError(f"{origin}: [codes] pattern has unknown named group(s) {', '.join(unknown)}; "
+                        f"use {', '.join(CODE_GROUPS)}")
     letters = data.get("types", {}).get("letters", [])
     for name, rule in data.get("layers", {}).items():
         if not isinstance(rule, dict):
@@ -314,7 +351,42 @@ def _validate(data: dict[str, Any], origin: str) -> None:
     for method, target in data.get("builder", {}).get("forbidden_methods", {}).items():
         if target not in methods:
             raise UserError(f"{origin}: [builder.forbidden_methods] {method} = {target!r} is not a builder method")
+    _validate_functions(data, origin, letters)
+    _validate_handlers(data, origin)
     _validate_migrate(data, origin, compiled, letters)
+
+
+_FUNCTION_KEYS = {"type", "type_keyword", "type_values", "code_keyword", "code_position"}
+
+
+def _validate_functions(data: dict[str, Any], origin: str, letters: list[str]) -> None:
+    for name, spec in data.get("builder", {}).get("functions", {}).items():
+        where = f"{origin}: [builder.functions] {name}"
+        if isinstance(spec, str):
+            spec = {"type": spec}
+        if not isinstance(spec, dict):
+            raise UserError(f"{where} must be a type letter or a table")
+        bad = sorted(set(spec) - _FUNCTION_KEYS)
+        if bad:
+            raise UserError(f"{where}: unknown key(s) {bad}; known: {sorted(_FUNCTION_KEYS)}")
+        if "type" in spec and spec["type"] not in letters:
+            raise UserError(f"{where}: type {spec['type']!r} is not a type letter {letters}")
+        if "type" not in spec and "type_keyword" not in spec:
+            raise UserError(f"{where} needs `type` (a letter) or `type_keyword` with `type_values`")
+        values = spec.get("type_values", {})
+        if not isinstance(values, dict) or any(v not in letters for v in values.values()):
+            raise UserError(f"{where}: type_values must map literal values (true, false, \"x\") to type letters "
+                            f"{letters}")
+        if not isinstance(spec.get("code_position", 0), int) or isinstance(spec.get("code_position", 0), bool):
+            raise UserError(f"{where}: code_position must be an integer (-1: never positional)")
+
+
+def _validate_handlers(data: dict[str, Any], origin: str) -> None:
+    handlers = data.get("handlers", {})
+    for key in ("decorators", "register_calls", "dispatch_tables", "register_function_keywords"):
+        value = handlers.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise UserError(f"{origin}: [handlers] {key} must be a list of strings")
 
 
 def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[str], letters: list[str]) -> None:
@@ -333,8 +405,12 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
         code = migrate.get(table, {}).get(key)
         if code is None:
             continue
+        if code == "":
+            continue
         match = compiled.match(code) if isinstance(code, str) else None
-        if match is None or match.group("type") != letter:
+        wrong_type = letter in letters and "type" in compiled.groupindex and match is not None \
+            and match.group("type") != letter
+        if match is None or wrong_type:
             raise UserError(f"{origin}: [migrate.{table}] {key} = {code!r} must be a {letter} code in the "
                             "[codes] format")
     for key in ("builder_setup", "builder_imports", "safety_imports"):

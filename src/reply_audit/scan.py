@@ -49,7 +49,7 @@ class ScanResult:
 
 SUPPRESSION = re.compile(r"#\s*reply-audit:\s*ignore(?:\[([A-Za-z0-9_, ]*)\])?")
 # Markers left by `reply-audit migrate` for a human to act on (RA310 reports them).
-MARKER = re.compile(r"#\s*reply-audit:\s*(default-code)\b")
+MARKER = re.compile(r"#\s*reply-audit:\s*(default-code|default-reflection)\b")
 PRECOMMIT_FILES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
 
 

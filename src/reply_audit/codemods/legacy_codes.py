@@ -75,7 +75,7 @@ def notes_read(rb: ReplyBuilder, path):
             return why
         call = ctx.call_with_literal(lit)
         if call is not None:
-            wanted = ctx.profile.method_type(call["method"])
+            wanted = ctx.profile.call_type(call)
             parts = ctx.profile.parse_code(target)
             if wanted and parts and parts.type != wanted:
                 return Skip(f"{lit['code']} maps to {target} ({parts.type}), but {call['receiver']}."

@@ -30,6 +30,7 @@ from .model import (
     MappingFact,
     MessageUse,
     RegistryFact,
+    RegistrationFact,
     ReturnFact,
 )
 from .registries import RegistryReader, dotted_name, last_name, str_value
@@ -182,6 +183,37 @@ def _key_values(value: ast.expr | None) -> dict[str, str]:
     return {k: _literal_kind(v) for k, v in pairs if k is not None}
 
 
+def _describe(node: ast.expr) -> list:
+    """[kind, literal value] of one value in a returned dict: str | bool | number | none | fstring | dict |
+    list | call | name | other (the value is kept for literals, the callee or name for calls and names)."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if value is None:
+            return ["none", None]
+        if isinstance(value, bool):
+            return ["bool", value]
+        if isinstance(value, (int, float)):
+            return ["number", value]
+        if isinstance(value, str):
+            return ["str", value]
+        return ["other", None]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+        return ["number", -node.operand.value]
+    if isinstance(node, ast.JoinedStr):
+        return ["fstring", None]
+    if isinstance(node, ast.Dict) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                                      and node.func.id == "dict"):
+        return ["dict", None]
+    if isinstance(node, (ast.List, ast.Tuple, ast.ListComp)):
+        return ["list", None]
+    if isinstance(node, ast.Call):
+        return ["call", dotted_name(node.func)]
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return ["name", dotted_name(node)]
+    return ["other", None]
+
+
 def class_like(name: str | None) -> bool:
     """`ReplyBuilder`, `_ReplyBuilder`: a name spelt like a class."""
     return bool(name) and name.lstrip("_")[:1].isupper()
@@ -240,6 +272,7 @@ class _Function:
     extractor: "FactsExtractor"
     handler: HandlerFact | None = None
     value_kinds: dict[str, tuple[str, int | None, list[str]]] = field(default_factory=dict)
+    value_shapes: dict[str, dict[str, list]] = field(default_factory=dict)  # profiles with [result]
     factory_seen: bool = False  # True once known (or ruled out, for methods) as a factory
     _bindings: dict[str, tuple[str, str, int]] | None = None
     _generator: bool | None = None
@@ -311,8 +344,24 @@ class FactsExtractor:
         self.safety = str(profile.section("handlers").get("safety_decorator", "") or "")
         self.serializers = frozenset(profile.section("envelope").get("serializers", []))
         self.message_attrs = profile.message_attributes
+        self.functions = profile.builder_functions
+        handlers = profile.section("handlers")
+        self.register_calls = frozenset(handlers.get("register_calls", []))
+        self.register_name_position = int(handlers.get("register_name_position", 0))
+        self.register_function_position = int(handlers.get("register_function_position", 1))
+        self.register_function_keywords = frozenset(handlers.get("register_function_keywords", []))
+        self.dispatch_tables = frozenset(handlers.get("dispatch_tables", []))
+        # Undecorated functions may be handlers when a registration elsewhere names them.
+        self.candidates = bool(self.register_calls or self.dispatch_tables)
+        result = profile.section("result")
+        self.result_shapes = bool(result.get("required_keys"))
+        self.result_helpers = {name: spec for name, spec in result.get("helpers", {}).items()
+                               if isinstance(spec, dict)}
         method_alt = "|".join(sorted(re.escape(m) for m in self.methods)) or "(?!)"
-        self._method_probe = re.compile(rb"\.(?:" + method_alt.encode() + rb")\s*\(")
+        called = sorted({*self.functions, *self.register_calls})
+        function_alt = "|".join(re.escape(f) for f in called) or "(?!)"
+        self._method_probe = re.compile(rb"(?:\.(?:" + method_alt.encode() + rb")|\b(?:" + function_alt.encode()
+                                        + rb"))\s*\(")
         self._message_probe = re.compile(
             rb"\.(?:" + ("|".join(re.escape(a) for a in sorted(self.message_attrs)) or "(?!)").encode() + rb")\b"
         )
@@ -540,8 +589,10 @@ class FactsExtractor:
         qualname = self._qualname(node.name, ctx)
         decorators = self._handler_decorators(node)
         handler = None
-        if decorators:
+        candidate = not decorators and self.candidates and not ctx.functions
+        if decorators or candidate:
             handler = HandlerFact(name=node.name, qualname=qualname, line=node.lineno, decorators=decorators,
+                                  candidate=candidate,
                                   end_line=node.end_lineno or node.lineno, top_calls=_top_calls(node.body),
                                   inline_body=self._inline_body(node),
                                   first_line=min([d.lineno for d in node.decorator_list] + [node.lineno]))
@@ -579,6 +630,20 @@ class FactsExtractor:
     def _assign(self, stmt: ast.Assign | ast.AnnAssign, ctx: _Ctx) -> None:
         value = stmt.value
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if self.dispatch_tables and value is not None and len(targets) == 1:
+            target = targets[0]
+            if last_name(target) in self.dispatch_tables and self._dispatch_table(last_name(target), value,
+                                                                                   stmt.lineno):
+                return
+            if isinstance(target, ast.Subscript) and last_name(target.value) in self.dispatch_tables \
+                    and dotted_name(value):
+                self.facts.registrations.append(RegistrationFact(
+                    name=str_value(target.slice), target=dotted_name(value), line=stmt.lineno,
+                    via=last_name(target.value), kind="table"))
+                return
+        if self.result_shapes and value is not None and len(targets) == 1 and ctx.function is not None \
+                and ctx.function.handler is not None:
+            self._grow_result(targets[0], value, ctx.function)
         at_top = not ctx.functions
         if value is not None and at_top and len(targets) == 1:
             target = targets[0]
@@ -614,6 +679,52 @@ class FactsExtractor:
             self._expr(value, ctx)
             self._note_value_kind(targets, value, ctx)
 
+    def _grow_result(self, target: ast.expr, value: ast.expr, fn: _Function) -> None:
+        """`result["reflection"] = {...}` on a dict the handler holds: one more key of what it may return."""
+        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
+            return
+        name, key = target.value.id, str_value(target.slice)
+        held = fn.value_kinds.get(name)
+        if key is None or held is None or held[0] != "dict":
+            return
+        if key not in held[2]:
+            held[2].append(key)
+        shape = fn.value_shapes.setdefault(name, {})
+        for path in [p for p in shape if p == key or p.startswith(key + ".")]:
+            del shape[path]
+        shape[key] = _describe(value)
+        self._shape_into(value, key + ".", shape, 1)
+
+    def _shape(self, value: ast.expr) -> dict[str, list]:
+        """The dotted keys of a dict literal (nested dicts and result helpers' arguments too), each with
+        [kind, literal value]."""
+        out: dict[str, list] = {}
+        self._shape_into(value, "", out, 0)
+        return out
+
+    def _shape_into(self, value: ast.expr, prefix: str, out: dict[str, list], depth: int) -> None:
+        if depth > 3:
+            return
+        if isinstance(value, ast.Dict):
+            pairs = [(str_value(k), v) for k, v in zip(value.keys, value.values) if k is not None]
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
+            pairs = [(kw.arg, kw.value) for kw in value.keywords if kw.arg]
+        elif isinstance(value, ast.Call) and last_name(value.func) in self.result_helpers:
+            spec = self.result_helpers[last_name(value.func)]
+            names = list(spec.get("positional", []))
+            renames = dict(spec.get("keywords", {}))
+            pairs = [(names[i], arg) for i, arg in enumerate(value.args[:len(names)])]
+            pairs += [(renames.get(kw.arg, kw.arg), kw.value) for kw in value.keywords if kw.arg]
+            pairs += [(k, ast.Constant(v)) for k, v in spec.get("fills", {}).items()
+                      if k not in {p for p, _ in pairs}]
+        else:
+            return
+        for key, sub in pairs:
+            if key is None:
+                continue
+            out[prefix + key] = _describe(sub)
+            self._shape_into(sub, f"{prefix}{key}.", out, depth + 1)
+
     def _note_value_kind(self, targets: list[ast.expr], value: ast.expr, ctx: _Ctx) -> None:
         """Remember what a local name holds, so `return reply` can be classified."""
         fn = ctx.function
@@ -621,6 +732,11 @@ class FactsExtractor:
             return
         kind = self._value_kind(value)
         name = targets[0].id
+        if self.result_shapes:
+            if kind[0] == "dict":
+                fn.value_shapes[name] = self._shape(value)
+            else:
+                fn.value_shapes.pop(name, None)
         if name in fn.value_kinds and fn.value_kinds[name][0] != kind[0]:
             kind = ("other", None, [])
         fn.value_kinds[name] = kind
@@ -658,8 +774,18 @@ class FactsExtractor:
         if fn.handler is None:
             return
         literal = False
+        shape: dict[str, list] = {}
+        callee = None
+        if self.result_shapes:
+            if isinstance(value, ast.Name):
+                shape = dict(fn.value_shapes.get(value.id, {}))
+            elif isinstance(value, ast.Call) and last_name(value.func) not in self.result_helpers:
+                callee = dotted_name(value.func)
+            if not shape and value is not None:
+                shape = self._shape(value)
         if isinstance(value, ast.Name) and value.id in fn.value_kinds:
             kind, call, keys = fn.value_kinds[value.id]
+            keys = list(keys)
         else:
             kind, call, keys = self._value_kind(value)
             literal = kind == "dict"
@@ -676,7 +802,8 @@ class FactsExtractor:
                                              col=stmt.col_offset, end_line=stmt.end_lineno or stmt.lineno,
                                              end_col=stmt.end_col_offset or stmt.col_offset,
                                              literal=literal, value_span=span,
-                                             key_values=_key_values(value) if literal else {}))
+                                             key_values=_key_values(value) if literal else {},
+                                             shape=shape, callee=callee))
 
     def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
         in_function = bool(ctx.functions)
@@ -708,8 +835,15 @@ class FactsExtractor:
                                                                 id(sub) not in in_fstring and self._plain(sub)))
             elif isinstance(sub, ast.Call):
                 func = sub.func
-                if self.want_calls and isinstance(func, ast.Attribute) and func.attr in self.methods:
-                    self._call(sub, func, ctx, returned, function)
+                if self.want_calls and isinstance(func, ast.Attribute) and func.attr in self.methods \
+                        and self._call(sub, func, ctx, returned, function):
+                    pass
+                elif self.want_calls and (callee := last_name(func)) is not None and \
+                        (callee in self.functions or callee in self.register_calls):
+                    if callee in self.functions:
+                        self._function_call(sub, callee, ctx, returned, function)
+                    else:
+                        self._registration(sub, callee, ctx)
                 elif self.want_messages and isinstance(func, ast.Attribute) and func.attr in TEXT_TESTS \
                         and isinstance(func.value, ast.Attribute) and func.value.attr in self.message_attrs:
                     self.facts.message_uses.append(MessageUse(sub.lineno, sub.col_offset, "method",
@@ -727,11 +861,71 @@ class FactsExtractor:
                             self._owner_binding(operand, ctx)))
                         break
 
+    def _registration(self, node: ast.Call, via: str, ctx: _Ctx) -> None:
+        """`register_action("name", fn)`: the function at the configured place is a handler. A wrapped
+        function (`register_action("x", trace(fn))`) is unwrapped; a parameter passed on (a registry's own
+        forwarding method) is no registration."""
+        target = None
+        for kw in node.keywords:
+            if kw.arg in self.register_function_keywords:
+                target = kw.value
+        if target is None and 0 <= self.register_function_position < len(node.args):
+            target = node.args[self.register_function_position]
+        name_node = node.args[self.register_name_position] \
+            if 0 <= self.register_name_position < len(node.args) else None
+        for kw in node.keywords:
+            if kw.arg in ("name", "action_name", "tool_name", "action_type"):
+                name_node = kw.value
+        for _ in range(3):
+            if isinstance(target, ast.Call) and target.args and not isinstance(target.func, ast.Call):
+                target = target.args[0]
+        ref = dotted_name(target) if target is not None else None
+        fn = ctx.function
+        if ref and fn is not None and fn.args is not None and "." not in ref and ref in {
+                a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
+            return
+        if ref:
+            self.facts.registrations.append(RegistrationFact(name=str_value(name_node), target=ref,
+                                                             line=node.lineno, via=via))
+
+    def _dispatch_table(self, table: str, value: ast.expr, line: int) -> bool:
+        """`TOOLS = {"name": fn, ...}`: every function value is a handler."""
+        if not isinstance(value, ast.Dict):
+            return False
+        for k, v in zip(value.keys, value.values):
+            ref = dotted_name(v)
+            if k is not None and ref:
+                self.facts.registrations.append(RegistrationFact(name=str_value(k), target=ref, line=v.lineno,
+                                                                 via=table, kind="table"))
+        return True
+
+    def _function_call(self, node: ast.Call, name: str, ctx: _Ctx, returned: set[int] | None,
+                       function: str | None) -> None:
+        """`error_response("...", error_code=ErrorCode.X)`: a reply built by a function ([builder.functions])."""
+        spec = self.functions[name]
+        arg = next((kw.value for kw in node.keywords if kw.arg == spec["code_keyword"]), None)
+        position = int(spec["code_position"])
+        if arg is None and 0 <= position < len(node.args):
+            arg = node.args[position]
+        has_code = arg is not None and not (isinstance(arg, ast.Constant) and arg.value is None)
+        code = str_value(arg) if has_code else None
+        code_ref = dotted_name(arg) if has_code and code is None else None
+        letter = spec.get("type")
+        keyword = spec.get("type_keyword")
+        if keyword:
+            value = next((kw.value for kw in node.keywords if kw.arg == keyword), None)
+            if value is not None:
+                kind = _literal_kind(value)
+                literal = str_value(value) if kind == "str" else kind
+                letter = spec.get("type_values", {}).get(literal, letter)
+        self._record_call(node, ctx, returned, function, receiver="", binding=None, kind="function",
+                          method=name, code=code, code_ref=code_ref, reply_type=letter, has_code=has_code)
+
     def _call(self, node: ast.Call, func: ast.Attribute, ctx: _Ctx, returned: set[int] | None,
-              function: str | None) -> None:
+              function: str | None) -> bool:
         receiver = self._resolve_receiver(func.value, ctx)
         if receiver is None:
-            return
+            return False
         text, binding, kind = receiver
         code = code_ref = None
         arg = None
@@ -745,13 +939,24 @@ class FactsExtractor:
             code = str_value(arg)
             if code is None:
                 code_ref = dotted_name(arg)
+        self._record_call(node, ctx, returned, function, receiver=text, binding=binding, kind=kind,
+                          method=func.attr, code=code, code_ref=code_ref, message=message,
+                          has_code=arg is not None and not (isinstance(arg, ast.Constant) and arg.value is None))
+        return True
+
+    def _record_call(self, node: ast.Call, ctx: _Ctx, returned: set[int] | None, function: str | None, *,
+                     receiver: str, binding: str | None, kind: str, method: str, code: str | None,
+                     code_ref: str | None, message: str | None = None, reply_type: str | None = None,
+                     has_code: bool = True) -> None:
+        if message is None:
+            message = next((str_value(kw.value) for kw in node.keywords if kw.arg in self.message_attrs), None)
         fn = ctx.function
         self.call_ids[id(node)] = len(self.facts.calls)
         self.facts.calls.append(CallFact(
             line=node.lineno, col=node.col_offset,
             end_line=node.end_lineno or node.lineno, end_col=node.end_col_offset or node.col_offset,
-            receiver=text, binding=binding, binding_kind=kind, method=func.attr,
-            code=code, code_ref=code_ref,
+            receiver=receiver, binding=binding, binding_kind=kind, method=method,
+            code=code, code_ref=code_ref, reply_type=reply_type, has_code=has_code,
             returned=returned is not None and id(node) in returned,
             in_except=ctx.except_kind is not None, except_kind=ctx.except_kind,
             function=fn.qualname if fn else function,

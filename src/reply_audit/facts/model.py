@@ -87,7 +87,7 @@ class CallFact:
     end_col: int
     receiver: str
     binding: str | None        # the class or factory the receiver was bound from
-    binding_kind: str          # assign | annotation | class | self_attr | name
+    binding_kind: str          # assign | annotation | class | self_attr | name | function ([builder.functions])
     method: str
     code: str | None           # the code literal, if a string constant
     code_ref: str | None       # `Codes.X` when the code is an attribute reference
@@ -102,6 +102,8 @@ class CallFact:
     bare: bool = False         # the call is the whole of an expression statement (its value is dropped)
     followed: bool = False     # ... and more statements follow that statement in its block
     in_generator: bool = False  # ... in a function that yields (a returned reply would be lost)
+    reply_type: str | None = None  # function builders: the TYPE letter, when the call itself decides it
+    has_code: bool = True      # a code argument is present (a literal, a reference or any expression)
 
 
 @dataclass(slots=True)
@@ -119,6 +121,19 @@ class ReturnFact:
     value_span: list[int] | None = None  # [line, col, end_line, end_col] of the returned expression
     key_values: dict[str, str] = field(default_factory=dict)  # literal key -> true|false|none|str|other
     code: str | None = None    # the literal value of the dict's code key ([builder] code_keyword), if any
+    shape: dict[str, list] = field(default_factory=dict)  # profiles with [result]: dotted key -> [kind, value]
+    callee: str | None = None  # the function a returned call calls (`return make_result(...)`)
+
+
+@dataclass(slots=True)
+class RegistrationFact:
+    """A handler registered by a call (`register_action("name", fn)`) or listed in a dispatch table."""
+
+    name: str | None           # the name it is registered under, when literal
+    target: str                # the function as written: `fn`, `module.fn`, `self.fn`, `Class.fn`
+    line: int
+    via: str                   # the register call's name, or the dispatch table's name
+    kind: str = "call"         # call | table
 
 
 @dataclass(slots=True)
@@ -133,6 +148,8 @@ class HandlerFact:
     inline_body: bool = False  # the body starts on the line of the def's colon (`def f(): return {...}`)
     local_names: list[str] = field(default_factory=list)  # names the function binds (params, targets, imports)
     top_calls: dict[str, list] = field(default_factory=dict)  # `name = Callee(...)` in the top block: [callee, line]
+    candidate: bool = False    # not decorated: a handler only if a registration names it (profiles with
+                               # [handlers] register_calls or dispatch_tables)
 
 
 @dataclass(slots=True)
@@ -203,6 +220,7 @@ class FileFacts:
     instantiations: list[tuple[str, int]] = field(default_factory=list)  # (callee, line)
     calls: list[CallFact] = field(default_factory=list)
     handlers: list[HandlerFact] = field(default_factory=list)
+    registrations: list[RegistrationFact] = field(default_factory=list)
     code_literals: list[CodeLiteral] = field(default_factory=list)
     imports: list[ImportFact] = field(default_factory=list)
     message_uses: list[MessageUse] = field(default_factory=list)

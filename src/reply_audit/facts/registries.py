@@ -106,12 +106,13 @@ class RegistryReader:
             return None
         if isinstance(value, ast.Subscript) and last_name(value.value) == "Literal":
             elts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+            members = name in self.profile.member_registries
             codes = [
                 CodeDef(code=s, line=e.lineno)
                 for e in elts
-                if (s := str_value(e)) is not None and self.profile.is_code(s)
+                if (s := str_value(e)) is not None and (members or self.profile.is_code(s))
             ]
-            if len(codes) >= self.min_codes:
+            if len(codes) >= (1 if members else self.min_codes):
                 return RegistryFact(name=name, line=line, style="literal", codes=codes)
         return None
 
@@ -178,6 +179,7 @@ class RegistryReader:
         """A class or Enum whose attributes define codes; also the ids of the defining statements."""
         codes: list[CodeDef] = []
         used: set[int] = set()
+        members = node.name in self.profile.member_registries
         for stmt in node.body:
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                 target, value = stmt.targets[0], stmt.value
@@ -188,7 +190,9 @@ class RegistryReader:
             if not isinstance(target, ast.Name):
                 continue
             found: CodeDef | None = None
-            if isinstance(value, ast.Call):
+            if members:   # an Enum whose members are the codes: the string value, else the member name
+                found = CodeDef(code=str_value(value) or target.id, line=value.lineno)
+            elif isinstance(value, ast.Call):
                 found = self.code_of_call(value)
             else:
                 text = str_value(value)
@@ -199,7 +203,7 @@ class RegistryReader:
                 found.line = stmt.lineno
                 codes.append(found)
                 used.add(id(stmt))
-        if len(codes) < self.min_codes:
+        if len(codes) < (1 if members else self.min_codes):
             return None, set()
         bases = {last_name(b) for b in node.bases}
         style = "enum" if bases & ENUM_BASES else "class"

@@ -129,7 +129,7 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
     per_file: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for c in calls:
         if c["in_except"]:
-            bad = c["except_kind"] in ("broad", "bare") and profile.method_type(c["method"]) == "I"
+            bad = c["except_kind"] in ("broad", "bare") and profile.call_type(c) == "I"
             per_file[c["path"]][0] += 1
             per_file[c["path"]][1] += bad
     add(_table([[f"`{p}`", n, n - bad, bad] for p, (n, bad) in sorted(per_file.items())] +
@@ -141,7 +141,7 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
     terminal: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     factories = {f"{b['path']}::{b['qualname']}" for b in doc["builders"] if b["kind"] == "factory"}
     for c in calls:
-        if profile.method_type(c["method"]) in profile.terminal_types and c["builder"] not in factories:
+        if profile.call_type(c) in profile.terminal_types and c["builder"] not in factories:
             terminal[c["path"]][0] += 1
             terminal[c["path"]][1] += c["returned"]
     add(_table([[f"`{p}`", n, ok, n - ok] for p, (n, ok) in sorted(terminal.items())] +

@@ -49,7 +49,7 @@ def requirements(ctx, evaluation) -> list[Requirement]:
     canonical = [c for r in ctx.canonical_registries() for c in r["codes"]]
     builders = ctx.instance_builders()
     factories = {f"{b['path']}::{b['qualname']}" for b in inv.builders if b["kind"] == "factory"}
-    terminal = [c for c in calls if profile.method_type(c["method"]) in profile.terminal_types
+    terminal = [c for c in calls if profile.call_type(c) in profile.terminal_types
                 and c["builder"] not in factories]
     in_except = [c for c in calls if c["in_except"]]
     coded = [c for c in calls if c["code"] and profile.is_code(c["code"])]
@@ -81,8 +81,8 @@ def requirements(ctx, evaluation) -> list[Requirement]:
         Requirement("Exception → Error, never Invalid", len(in_except) - n.get("RA304", 0), len(in_except),
                     ("RA304",), "replies built in except"),
         Requirement("Empty results → Success (heuristic)",
-                    len([c for c in calls if profile.method_type(c["method"]) == "I"]) - n.get("RA305", 0),
-                    len([c for c in calls if profile.method_type(c["method"]) == "I"]), ("RA305",), "Invalid replies"),
+                    len([c for c in calls if profile.call_type(c) == "I"]) - n.get("RA305", 0),
+                    len([c for c in calls if profile.call_type(c) == "I"]), ("RA305",), "Invalid replies"),
         Requirement("Standard envelope shape", envelope_fields * len(inv.envelopes) - n.get("RA401", 0),
                     envelope_fields * len(inv.envelopes), ("RA401", "RA402"), "envelope fields"),
         Requirement("One active registry", 1 if n.get("RA107", 0) == 0 and ctx.canonical_registries() else 0, 1,

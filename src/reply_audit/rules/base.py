@@ -105,6 +105,7 @@ class Rule:
     spec: ClassVar[str]            # the spec section enforced
     doc: ClassVar[str]             # what, why, how to fix
     heuristic: ClassVar[bool] = False
+    profile: ClassVar[str] = "canonical"  # the built-in profile its examples are scanned with
     valid: ClassVar[list[Example]] = []
     invalid: ClassVar[list[Example]] = []
 

@@ -19,7 +19,7 @@ class MethodTypeMismatch(Rule):
     def check(self, ctx):
         for c in ctx.non_test_calls():
             parts = ctx.profile.parse_code(c["code"]) if c["code"] else None
-            expected = ctx.profile.method_type(c["method"])
+            expected = ctx.profile.call_type(c)
             if parts and expected and parts.type != expected:
                 yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() builds "
                                    f"{expected} but {c['code']} is a {parts.type} code", col=c["col"],

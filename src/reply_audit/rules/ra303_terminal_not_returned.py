@@ -33,7 +33,7 @@ def f(rb: ReplyBuilder, path):
         for c in ctx.non_test_calls():
             if c["builder"] in factories:
                 continue  # a Reply classmethod builds a value; the builder's terminal state is not involved
-            if ctx.profile.method_type(c["method"]) in terminal and not c["returned"]:
+            if ctx.profile.call_type(c) in terminal and not c["returned"]:
                 yield self.finding(c["path"], c["line"], f"terminal {c['receiver']}.{c['method']}() is not "
                                    "returned", col=c["col"], function=c["function"],
                                    key=f"{c['method']}:{c['code']}", subject=c)

@@ -35,7 +35,7 @@ def f(rb: ReplyBuilder, d, k):
 
     def check(self, ctx):
         for c in ctx.non_test_calls():
-            if c["except_kind"] in ("broad", "bare") and ctx.profile.method_type(c["method"]) == "I":
+            if c["except_kind"] in ("broad", "bare") and ctx.profile.call_type(c) == "I":
                 yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() inside a "
                                    f"{c['except_kind']} except: a system failure must be an Error", col=c["col"],
                                    function=c["function"], key=f"{c['method']}:{c['code']}", subject=c)

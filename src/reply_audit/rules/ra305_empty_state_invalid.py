@@ -62,7 +62,7 @@ def contract(rb: ReplyBuilder, command, result):
 
     def check(self, ctx):
         for c in ctx.non_test_calls():
-            if ctx.profile.method_type(c["method"]) != "I":
+            if ctx.profile.call_type(c) != "I":
                 continue
             parts = ctx.profile.parse_code(c["code"]) if c["code"] else None
             if parts and parts.area in INPUT_AREAS:

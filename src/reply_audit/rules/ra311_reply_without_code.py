@@ -1,0 +1,33 @@
+"""RA311: a reply built without a code."""
+
+from ._snippets import tree
+from .base import Example, Rule
+
+
+class ReplyWithoutCode(Rule):
+    id = "RA311"
+    name = "reply-without-code"
+    severity = "high"
+    category = "call"
+    spec = "spec 000 §6 (every reply carries a registry code)"
+    doc = ("Every reply of a type listed in `[builder] code_required` carries a stable code: callers branch on "
+           "codes, never on text. A builder method or builder function ([builder.functions]) called without its "
+           "code argument (by keyword or at its position), or with None, yields a reply nothing can branch on. "
+           "Fix: pass the registered code (an Enum member, a registry constant or its literal).")
+    valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.error("MCP-SYS-E-001", data={})\n'))]
+    invalid = [Example(tree(server='''
+def f(rb: ReplyBuilder):
+    if not rb:
+        return rb.error(data={"why": "no input"})
+    return rb.success(None)
+'''), expect=2)]
+
+    def check(self, ctx):
+        required = ctx.profile.code_required_types
+        for c in ctx.non_test_calls():
+            letter = ctx.profile.call_type(c)
+            if c.get("has_code", True) or letter not in required:
+                continue
+            what = f"{c['receiver']}.{c['method']}()" if c["receiver"] else f"{c['method']}()"
+            yield self.finding(c["path"], c["line"], f"{what} builds a reply without a code", col=c["col"],
+                               function=c["function"], key=c["method"], subject=c)
