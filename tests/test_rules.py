@@ -43,9 +43,16 @@ def test_rules_are_complete_and_unique():
         assert r.valid and r.invalid and len(r.doc) > 80 and r.spec
 
 
-def test_every_rule_fires_on_the_bundled_example():
-    result = scan(EXAMPLE, load_profile(None, EXAMPLE))
-    fired = {f.rule for f in evaluate(result).findings}
+def test_every_rule_fires_on_a_bundled_example():
+    """The canonical rules on examples/legacy_mcp, the result rules on examples/iar_actions, the rest on the
+    foreign-convention fixtures (each with its profile file)."""
+    conventions = REPO / "tests" / "fixtures" / "conventions"
+    trees = [(EXAMPLE, None), (REPO / "examples" / "iar_actions", "iar")]
+    trees += [(d, str(d / "profile.toml")) for d in sorted(conventions.iterdir()) if d.is_dir()]
+    fired: set[str] = set()
+    for root, profile in trees:
+        result = scan(root, load_profile(profile, root))
+        fired |= {f.rule for f in evaluate(result).findings}
     assert fired == {r.id for r in RULES}
 
 

@@ -410,7 +410,9 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
         match = compiled.match(code) if isinstance(code, str) else None
         wrong_type = letter in letters and "type" in compiled.groupindex and match is not None \
             and match.group("type") != letter
-        if match is None or wrong_type:
+        # A code in another format is no load error (a dialect may leave the canonical defaults in place):
+        # the codemods skip it, saying it is not registered.
+        if not isinstance(code, str) or wrong_type:
             raise UserError(f"{origin}: [migrate.{table}] {key} = {code!r} must be a {letter} code in the "
                             "[codes] format")
     for key in ("builder_setup", "builder_imports", "safety_imports"):

@@ -124,7 +124,7 @@ class ResultJudge:
             present = shape.get(head)
             if present is None or present[0] != "dict":   # a helper call fills what its signature does not show
                 continue
-            missing = [p for p in self.nested if p.startswith(head + ".") and p not in shape]
+            missing = [p[len(head) + 1:] for p in self.nested if p.startswith(head + ".") and p not in shape]
             if missing:
                 check.problems.append(Problem("nested-missing", head, f"{head} lacks {', '.join(missing)}"))
         for path, allowed in self.values.items():
@@ -230,3 +230,40 @@ def analyse(ctx) -> list[HandlerResult]:
         out = [judge.judge(h) for h in inv.handlers if not ctx.is_test(h["path"])]
     inv._results = out
     return out
+
+
+def summary(ctx) -> dict[str, Any]:
+    """The results of every action in JSON-ready form: per action, its returns and level; overall, the
+    counts by verdict, by error shape and by level (the `results` key of the JSON report)."""
+    analysed = analyse(ctx)
+    if not analysed:
+        return {}
+    judge = ResultJudge(ctx.profile)
+    actions = []
+    verdicts: dict[str, int] = {v: 0 for v in (ENVELOPE, HELPER, PARTIAL, MISSING, UNKNOWN)}
+    errors = {"none": 0, "object": 0, "bare_string": 0, "other": 0}
+    levels: dict[str, int] = {name: 0 for name in judge.order}
+    levels["below"] = 0
+    for res in sorted(analysed, key=lambda r: (r.handler["path"], r.handler["line"])):
+        h = res.handler
+        for r in res.returns:
+            verdicts[r.verdict] += 1
+            error = (r.record.get("shape") or {}).get(judge.error_key)
+            if error is not None:
+                kind = "none" if error[0] == "none" else "object" if error[0] == "dict" else \
+                    "bare_string" if any(p.kind == "bare-error" for p in r.problems) else "other"
+                errors[kind] += 1
+        levels[res.level or "below"] += 1
+        actions.append({
+            "path": h["path"], "line": h["line"], "function": h["qualname"],
+            "names": sorted({reg["name"] for reg in h.get("registered", []) if reg["name"]}),
+            "registered_at": [{"path": reg["path"], "line": reg["line"]} for reg in h.get("registered", [])],
+            "decorators": h["decorators"],
+            "level": res.level, "missing_for_next": res.failed,
+            "returns": [{"line": r.line, "verdict": r.verdict, "missing": r.missing,
+                         "problems": [{"kind": p.kind, "key": p.key, "detail": p.detail} for p in r.problems]}
+                        for r in res.returns],
+        })
+    return {"actions": actions, "returns_by_verdict": verdicts, "errors_by_shape": errors,
+            "actions_by_level": levels, "level_order": judge.order,
+            "level_checks": {name: judge.levels.get(name, []) for name in judge.order}}

@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from .. import __version__
-from ..rules.base import SEVERITIES
+from ..rules.base import SEVERITIES, RuleContext
 from ..scan import ScanResult
 from .summary import coverage, summarize
 
@@ -76,12 +76,20 @@ def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
         "message_branches": _sorted(inv.message_branches, "path", "line", "col"),
         "envelopes": _sorted(inv.envelopes, "path", "line", "class"),
         "markers": _sorted(inv.markers, "path", "line"),
+        "registrations": _sorted(inv.registrations, "path", "line"),
+        "results": _results(result),
         "tooling": result.tooling,
         "rules": [r.id for r in evaluation.rules] if evaluation else [],
         "scorecard": _scorecard(result, evaluation) if evaluation else [],
         "findings": findings,
         "suppressed": suppressed,
     }
+
+
+def _results(result: ScanResult) -> dict[str, Any]:
+    from ..results import summary
+
+    return summary(RuleContext(result.inventory, result.profile, result.tooling))
 
 
 def _scorecard(result: ScanResult, evaluation) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ from ..classify import CLASSES
 from ..rules.ra401_envelope_field_missing import envelope_diff
 from ..rules.base import RuleContext
 from .json_report import build_document
+from .results_md import result_sections
 from .scorecard import execution_plan, requirements
 
 MAX_LOCATIONS = 5
@@ -78,103 +79,106 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
         (f"; {s['findings']['fixable']} fixable by `reply-audit migrate`" if s["findings"]["fixable"] else "")
         + ".\n")
 
-    # 1 -------------------------------------------------------------- wire shape
-    add("## 1. Wire shape\n")
-    if not doc["envelopes"]:
-        add("_No serializer (`" + "`, `".join(profile.section("envelope").get("serializers", [])) +
-            "`) of a Reply class was found._\n")
-    for env in doc["envelopes"]:
-        add(f"From `{env['class']}.{env['method']}()` at {_loc(env['path'], env['line'])}:\n")
-        missing, misplaced, extra = envelope_diff(ctx, env)
-        rows = []
-        for field in profile.section("envelope").get("fields", []):
-            if field in missing:
-                rows.append([f"`{field}`", "required", "missing", "❌ missing"])
-            elif field in misplaced:
-                rows.append([f"`{field}`", "required", f"at `{misplaced[field]}`", "❌ wrong location"])
-            else:
-                rows.append([f"`{field}`", "required", "present", "✅"])
-        rows += [[f"`{field}`", "not in spec", "present", "⚠️ in code, not in spec"] for field in extra]
-        add(_table(rows, ["Field", "Spec", "Code", "Status"]))
+    if doc["results"]:
+        add(result_sections(doc, by_rule))
+    else:
+        # 1 -------------------------------------------------------------- wire shape
+        add("## 1. Wire shape\n")
+        if not doc["envelopes"]:
+            add("_No serializer (`" + "`, `".join(profile.section("envelope").get("serializers", [])) +
+                "`) of a Reply class was found._\n")
+        for env in doc["envelopes"]:
+            add(f"From `{env['class']}.{env['method']}()` at {_loc(env['path'], env['line'])}:\n")
+            missing, misplaced, extra = envelope_diff(ctx, env)
+            rows = []
+            for field in profile.section("envelope").get("fields", []):
+                if field in missing:
+                    rows.append([f"`{field}`", "required", "missing", "❌ missing"])
+                elif field in misplaced:
+                    rows.append([f"`{field}`", "required", f"at `{misplaced[field]}`", "❌ wrong location"])
+                else:
+                    rows.append([f"`{field}`", "required", "present", "✅"])
+            rows += [[f"`{field}`", "not in spec", "present", "⚠️ in code, not in spec"] for field in extra]
+            add(_table(rows, ["Field", "Spec", "Code", "Status"]))
 
-    # 2 -------------------------------------------------------------- registries
-    add("## 2. Registries\n")
-    add("### Code counts\n")
-    add(_table([[r["role"], _loc(r["path"], r["line"]), r["name"], r["style"], r["definitions"], r["distinct"],
-                 ", ".join(sorted({c["layer"] for c in r["codes"] if c["layer"]}))] for r in doc["registries"]],
-               ["Role", "Location", "Name", "Style", "Definitions", "Distinct codes", "Layers used"]))
-    for r in doc["registries"]:
-        if r["role"] != "test":
-            add(f"### Layer × type coverage — {r['name']} ({r['role']})\n")
-            add(_coverage_frame(r))
-    add("### Duplicate and shared codes\n")
-    add(_table([[d["registry"], d["code"], d["count"], ", ".join(map(str, d["lines"]))] for d in doc["duplicates"]],
-               ["Registry", "Code", "Times", "Lines"]))
-    add(f"{len(doc['shared_codes'])} codes are defined in more than one registry"
-        + (": " + ", ".join(f"`{c['code']}`" for c in doc["shared_codes"][:12]) +
-           (" …" if len(doc["shared_codes"]) > 12 else "") if doc["shared_codes"] else "") + ".\n")
-    add("### Migration gaps\n")
-    add(_table([[c, s["legacy_classes"][c]] for c in CLASSES], ["Legacy class", "Codes"]))
-    gaps = [c for c in doc["legacy_codes"] if c["class"] in ("unmapped", "mapped_to_unknown", "mapped_to_forbidden")]
-    add(_table([[f"`{c['code']}`", c["class"], c["target"] or "—"] for c in gaps], ["Legacy code", "Class", "Target"]))
-    add("### Runtime import status\n")
-    add(_table([[_loc(i["path"], i["line"]), f"`{i['module']}`", ", ".join(i["names"]) or "—",
-                 "/".join(i["roles"]), i["scope"], "yes" if i["runtime"] else "no (tests / TYPE_CHECKING)"]
-                for i in doc["registry_imports"]],
-               ["Importer", "Module", "Names", "Registry role", "Scope", "Active at runtime"]))
+        # 2 -------------------------------------------------------------- registries
+        add("## 2. Registries\n")
+        add("### Code counts\n")
+        add(_table([[r["role"], _loc(r["path"], r["line"]), r["name"], r["style"], r["definitions"], r["distinct"],
+                     ", ".join(sorted({c["layer"] for c in r["codes"] if c["layer"]}))] for r in doc["registries"]],
+                   ["Role", "Location", "Name", "Style", "Definitions", "Distinct codes", "Layers used"]))
+        for r in doc["registries"]:
+            if r["role"] != "test":
+                add(f"### Layer × type coverage — {r['name']} ({r['role']})\n")
+                add(_coverage_frame(r))
+        add("### Duplicate and shared codes\n")
+        add(_table([[d["registry"], d["code"], d["count"], ", ".join(map(str, d["lines"]))] for d in doc["duplicates"]],
+                   ["Registry", "Code", "Times", "Lines"]))
+        add(f"{len(doc['shared_codes'])} codes are defined in more than one registry"
+            + (": " + ", ".join(f"`{c['code']}`" for c in doc["shared_codes"][:12]) +
+               (" …" if len(doc["shared_codes"]) > 12 else "") if doc["shared_codes"] else "") + ".\n")
+        add("### Migration gaps\n")
+        add(_table([[c, s["legacy_classes"][c]] for c in CLASSES], ["Legacy class", "Codes"]))
+        gaps = [c for c in doc["legacy_codes"] if c["class"] in ("unmapped", "mapped_to_unknown", "mapped_to_forbidden")]
+        add(_table([[f"`{c['code']}`", c["class"], c["target"] or "—"] for c in gaps], ["Legacy code", "Class", "Target"]))
+        add("### Runtime import status\n")
+        add(_table([[_loc(i["path"], i["line"]), f"`{i['module']}`", ", ".join(i["names"]) or "—",
+                     "/".join(i["roles"]), i["scope"], "yes" if i["runtime"] else "no (tests / TYPE_CHECKING)"]
+                    for i in doc["registry_imports"]],
+                   ["Importer", "Module", "Names", "Registry role", "Scope", "Active at runtime"]))
 
-    # 3 -------------------------------------------------------------- invariants
-    add("## 3. Behavioural invariants\n")
-    add("### 3.1 Exception handlers: Invalid vs Error\n")
-    per_file: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    for c in calls:
-        if c["in_except"]:
-            bad = c["except_kind"] in ("broad", "bare") and profile.call_type(c) == "I"
-            per_file[c["path"]][0] += 1
-            per_file[c["path"]][1] += bad
-    add(_table([[f"`{p}`", n, n - bad, bad] for p, (n, bad) in sorted(per_file.items())] +
-               ([["**Total**", sum(v[0] for v in per_file.values()), sum(v[0] - v[1] for v in per_file.values()),
-                  sum(v[1] for v in per_file.values())]] if per_file else []),
-               ["File", "Replies built in except", "Compliant", "Non-compliant"]))
-    add(_findings_list(by_rule["RA304"]))
-    add("### 3.2 Return discipline\n")
-    terminal: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-    factories = {f"{b['path']}::{b['qualname']}" for b in doc["builders"] if b["kind"] == "factory"}
-    for c in calls:
-        if profile.call_type(c) in profile.terminal_types and c["builder"] not in factories:
-            terminal[c["path"]][0] += 1
-            terminal[c["path"]][1] += c["returned"]
-    add(_table([[f"`{p}`", n, ok, n - ok] for p, (n, ok) in sorted(terminal.items())] +
-               ([["**Total**", sum(v[0] for v in terminal.values()), sum(v[1] for v in terminal.values()),
-                  sum(v[0] - v[1] for v in terminal.values())]] if terminal else []),
-               ["File", "Terminal calls", "Returned immediately", "Violations"]))
-    add(_findings_list(by_rule["RA303"]))
-    add("### 3.3 Empty results (heuristic)\n")
-    add(_table([[_loc(f.path, f.line), f.function or "", f.confidence, f.message] for f in by_rule["RA305"]],
-               ["Location", "Function", "Confidence", "Finding"]))
-    add("### 3.4 Forbidden and undefined builder methods\n")
-    rows = [[_loc(b["path"], b["line"]), b["qualname"], ", ".join(b["forbidden_methods"]),
-             sum(1 for c in doc["calls"] if c["builder"] == f"{b['path']}::{b['qualname']}"
-                 and c["method"] in b["forbidden_methods"])]
-            for b in doc["builders"] if b["forbidden_methods"]]
-    add(_table(rows, ["Builder", "Name", "Forbidden methods defined", "Calls to them"]))
-    add(_findings_list(by_rule["RA204"] + by_rule["RA203"]))
-    add("### 3.5 Handlers returning raw dicts\n")
-    add(_table([[_loc(h["path"], h["line"]), h["name"], *[h["returns_by_kind"].get(k, 0) for k in
-                                                        ("builder", "reply", "dict", "none", "other")]]
-                for h in doc["handlers"] if not ctx.is_test(h["path"])],
-               ["Handler", "Name", "builder", "reply", "dict", "none", "other"]))
-    add("### 3.6 Branching on message text\n")
-    add(_findings_list(by_rule["RA307"], empty="_none_\n"))
+        # 3 -------------------------------------------------------------- invariants
+        add("## 3. Behavioural invariants\n")
+        add("### 3.1 Exception handlers: Invalid vs Error\n")
+        per_file: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        for c in calls:
+            if c["in_except"]:
+                bad = c["except_kind"] in ("broad", "bare") and profile.call_type(c) == "I"
+                per_file[c["path"]][0] += 1
+                per_file[c["path"]][1] += bad
+        add(_table([[f"`{p}`", n, n - bad, bad] for p, (n, bad) in sorted(per_file.items())] +
+                   ([["**Total**", sum(v[0] for v in per_file.values()), sum(v[0] - v[1] for v in per_file.values()),
+                      sum(v[1] for v in per_file.values())]] if per_file else []),
+                   ["File", "Replies built in except", "Compliant", "Non-compliant"]))
+        add(_findings_list(by_rule["RA304"]))
+        add("### 3.2 Return discipline\n")
+        terminal: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        factories = {f"{b['path']}::{b['qualname']}" for b in doc["builders"] if b["kind"] == "factory"}
+        for c in calls:
+            if profile.call_type(c) in profile.terminal_types and c["builder"] not in factories:
+                terminal[c["path"]][0] += 1
+                terminal[c["path"]][1] += c["returned"]
+        add(_table([[f"`{p}`", n, ok, n - ok] for p, (n, ok) in sorted(terminal.items())] +
+                   ([["**Total**", sum(v[0] for v in terminal.values()), sum(v[1] for v in terminal.values()),
+                      sum(v[0] - v[1] for v in terminal.values())]] if terminal else []),
+                   ["File", "Terminal calls", "Returned immediately", "Violations"]))
+        add(_findings_list(by_rule["RA303"]))
+        add("### 3.3 Empty results (heuristic)\n")
+        add(_table([[_loc(f.path, f.line), f.function or "", f.confidence, f.message] for f in by_rule["RA305"]],
+                   ["Location", "Function", "Confidence", "Finding"]))
+        add("### 3.4 Forbidden and undefined builder methods\n")
+        rows = [[_loc(b["path"], b["line"]), b["qualname"], ", ".join(b["forbidden_methods"]),
+                 sum(1 for c in doc["calls"] if c["builder"] == f"{b['path']}::{b['qualname']}"
+                     and c["method"] in b["forbidden_methods"])]
+                for b in doc["builders"] if b["forbidden_methods"]]
+        add(_table(rows, ["Builder", "Name", "Forbidden methods defined", "Calls to them"]))
+        add(_findings_list(by_rule["RA204"] + by_rule["RA203"]))
+        add("### 3.5 Handlers returning raw dicts\n")
+        add(_table([[_loc(h["path"], h["line"]), h["name"], *[h["returns_by_kind"].get(k, 0) for k in
+                                                            ("builder", "reply", "dict", "none", "other")]]
+                    for h in doc["handlers"] if not ctx.is_test(h["path"])],
+                   ["Handler", "Name", "builder", "reply", "dict", "none", "other"]))
+        add("### 3.6 Branching on message text\n")
+        add(_findings_list(by_rule["RA307"], empty="_none_\n"))
 
-    # 4 -------------------------------------------------------------- builders
-    add("## 4. Builder enforcement\n")
-    add(_table([[_loc(b["path"], b["line"]), b["qualname"], b["kind"], ", ".join(b["methods"]),
-                 ", ".join(b["missing_methods"]) or "—", "✅" if b["validates_format"] else "❌",
-                 "✅" if b["validates_layer"] else "❌", "✅" if b["frozen_after_terminal"] else "❌",
-                 len(b["instantiated_at"]), b["calls"]] for b in doc["builders"]],
-               ["Location", "Builder", "Kind", "Methods", "Missing", "Validates format", "Validates layer",
-                "Frozen", "Instantiated", "Calls"]))
+        # 4 -------------------------------------------------------------- builders
+        add("## 4. Builder enforcement\n")
+        add(_table([[_loc(b["path"], b["line"]), b["qualname"], b["kind"], ", ".join(b["methods"]),
+                     ", ".join(b["missing_methods"]) or "—", "✅" if b["validates_format"] else "❌",
+                     "✅" if b["validates_layer"] else "❌", "✅" if b["frozen_after_terminal"] else "❌",
+                     len(b["instantiated_at"]), b["calls"]] for b in doc["builders"]],
+                   ["Location", "Builder", "Kind", "Methods", "Missing", "Validates format", "Validates layer",
+                    "Frozen", "Instantiated", "Calls"]))
 
     # 5 -------------------------------------------------------------- findings
     add("## 5. Findings summary\n")

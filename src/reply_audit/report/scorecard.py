@@ -100,7 +100,41 @@ def requirements(ctx, evaluation) -> list[Requirement]:
         Requirement("No branching on message text", 0 if n.get("RA307", 0) else 1, 1, ("RA307",), binary=True),
         Requirement("Pre-commit guard for reply rules", 0 if n.get("RA501", 0) else 1, 1, ("RA501",), binary=True),
     ]
+    out += _result_requirements(ctx, n)
     return [r for r in out if any(rule in n for rule in r.rules)]
+
+
+def _result_requirements(ctx, n: dict[str, int]) -> list[Requirement]:
+    """Rows for profiles with a [result] table (IAR): envelope, reflection, errors, levels."""
+    from ..results import UNKNOWN, analyse
+
+    analysed = analyse(ctx)
+    if not analysed:
+        return []
+    judged = [r for res in analysed for r in res.returns if r.verdict != UNKNOWN]
+    errors = [r for r in judged if (r.record.get("shape") or {}).get("error", ["none"])[0] != "none"]
+    bad_errors = sum(1 for r in errors if any(p.kind in ("bare-error", "error-object", "error-code")
+                                              for p in r.problems))
+    order = list(ctx.profile.section("compliance").get("order", []))
+    target = str(ctx.profile.section("compliance").get("target", order[-1] if order else ""))
+    wanted = order[order.index(target):] if target in order else []
+    registrations = [r for r in ctx.inventory.registrations if not ctx.is_test(r["path"])]
+    return [
+        Requirement("Every action result carries the envelope", len(judged) - n.get("RA601", 0), len(judged),
+                    ("RA601",), "returns known statically"),
+        Requirement("Reflections complete, in vocabulary and range",
+                    len(judged) - len({(id(r)) for r in judged for p in r.problems
+                                       if p.kind in ("nested-missing", "value", "range")}),
+                    len(judged), ("RA602", "RA603", "RA606"), "returns"),
+        Requirement("Errors are objects with a valid code", len(errors) - bad_errors, len(errors),
+                    ("RA604", "RA605", "RA607"), "returned errors"),
+        Requirement(f"Actions at compliance {target} or above", sum(1 for res in analysed if res.level in wanted),
+                    len(analysed), ("RA601", "RA602", "RA603", "RA604", "RA605", "RA606", "RA607"), "actions"),
+        Requirement("Registrations name a function in the tree",
+                    sum(1 for r in registrations if r["handler"]), len(registrations), ("RA609",), "registrations"),
+        Requirement("Reflections reviewed, no migration defaults left", len(judged) - n.get("RA608", 0),
+                    len(judged), ("RA608",), "returns"),
+    ]
 
 
 @dataclass
@@ -135,6 +169,15 @@ CHUNKS = (
      "auto-wrap can go (plan phase 3).",
      ("RA306", "RA310", "RA307"), ("Call-site corrections",)),
     ("Guard hook", "Wire reply-audit into pre-commit so none of this comes back.", ("RA501",), ()),
+    ("Find every action", "Make every registration name a function the scan can see, so no action's results "
+     "go unchecked.", ("RA609",), ()),
+    ("Envelope every result", "Return the result envelope from every action (`reply-audit migrate --select "
+     "result-envelope` wraps literal dicts), then review each reflection migrate wrote.",
+     ("RA601", "RA608"), ("Find every action",)),
+    ("Reflection vocabulary", "Complete each reflection and use the profile's values: status, alignment and a "
+     "confidence in range.", ("RA606", "RA602", "RA603"), ("Envelope every result",)),
+    ("Error objects and codes", "Return errors as objects with a code of a known family, a message and "
+     "details.", ("RA604", "RA605", "RA607"), ("Envelope every result",)),
 )
 
 

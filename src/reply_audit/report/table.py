@@ -33,6 +33,18 @@ def render_table(result, evaluation=None, show_suppressed: bool = False) -> str:
                   ["runtime registry imports", s["registry_imports"]["runtime"]],
                   ["message branches", s["message_branches"]]], tablefmt="plain"),
     ]
+    if doc["results"]:
+        res = doc["results"]
+        levels = res["actions_by_level"]
+        parts += ["", tabulate([[f"{a['path']}:{a['line']}", ", ".join(a["names"]) or a["function"],
+                                 a["level"] or "-", len(a["returns"]),
+                                 sum(1 for r in a["returns"] if r["verdict"] in ("envelope", "helper"))]
+                                for a in res["actions"]] or [["—"] * 5],
+                               headers=["action", "names", "level", "returns", "enveloped"], tablefmt="simple"),
+                  "", "returns: " + ", ".join(f"{k}={v}" for k, v in res["returns_by_verdict"].items()),
+                  "levels: " + ", ".join(f"{k}={v}" for k, v in levels.items()),
+                  f"registrations: {len(doc['registrations'])}, unresolved "
+                  f"{sum(1 for r in doc['registrations'] if not r['handler'])}"]
     findings = evaluation.findings if evaluation else []
     parts += ["", f"{len(findings)} findings" + (":" if findings else "")]
     parts += [f"  {f.path}:{f.line}:{f.col + 1}: {f.rule} [{f.severity}] {'[*] ' if f.fixable else ''}{f.message}"

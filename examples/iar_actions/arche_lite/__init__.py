@@ -1,0 +1,1 @@
+"""A miniature action engine in the IAR dialect (reply-audit's bundled example)."""

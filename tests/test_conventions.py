@@ -1,0 +1,171 @@
+"""Foreign conventions, each a fixture with its own profile file (tests/fixtures/conventions), and the
+bundled IAR example under the built-in iar profile: exact findings, exact inventories."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from support import REPO
+from reply_audit.cli import app
+from reply_audit.engine import evaluate
+from reply_audit.profile import load_profile
+from reply_audit.scan import scan
+
+CONVENTIONS = REPO / "tests" / "fixtures" / "conventions"
+IAR_EXAMPLE = REPO / "examples" / "iar_actions"
+
+
+def _scan(name: str):
+    root = CONVENTIONS / name
+    result = scan(root, load_profile(str(root / "profile.toml"), root))
+    return result, evaluate(result)
+
+
+def _found(evaluation) -> list[tuple[str, str, int, str]]:
+    return [(f.rule, f.path, f.line, f.message) for f in evaluation.findings]
+
+
+def test_function_builders_with_code_by_keyword_position_or_absent():
+    result, ev = _scan("function_builders")
+    calls = [(c["method"], c["line"], c["type"], c["code"], c["has_code"]) for c in result.inventory.calls]
+    assert calls == [
+        ("error_response", 9, "E", "INVALID_QUERY", True),     # keyword, a registry constant
+        ("error_response", 11, "E", "INVALID_QUERY", True),    # positional
+        ("error_response", 13, "E", None, False),              # absent
+        ("error_response", 15, "E", "UPSTREAM_GONE", True),
+        ("success_response", 16, "S", None, False),            # success needs no code here
+    ]
+    assert _found(ev) == [
+        ("RA311", "server.py", 13, "error_response() builds a reply without a code"),
+        ("RA301", "server.py", 15, "'UPSTREAM_GONE' is not defined in the canonical registry"),
+    ]
+    handler = result.inventory.handlers[0]
+    assert handler["returns_by_kind"] == {"builder": 5}
+
+
+def test_codes_as_enum_members_and_literal_aliases():
+    result, ev = _scan("enum_codes")
+    regs = {r["name"]: (r["style"], r["role"], [c["code"] for c in r["codes"]]) for r in result.inventory.registries}
+    assert regs == {
+        "ErrorCode": ("enum", "canonical", ["not_found", "invalid_input", "rate_limited"]),
+        "ToolErrorName": ("literal", "canonical", ["quota_exceeded", "auth_required"]),
+    }
+    assert [(c["line"], c["code"]) for c in result.inventory.calls] == [
+        (7, "invalid_input"), (9, "not_found"), (11, None), (13, "auth_required"), (15, "server_error"), (16, None)]
+    assert _found(ev) == [
+        ("RA301", "server.py", 11, "ErrorCode.TOO_MANY is not a member of ErrorCode"),
+        ("RA301", "server.py", 15, "'server_error' is not a member of ErrorCode, ToolErrorName"),
+    ]
+
+
+def test_handlers_by_any_decorator_or_a_dispatch_table():
+    result, ev = _scan("decorators_and_dispatch")
+    assert [(h["name"], h["decorators"]) for h in result.inventory.handlers] == [
+        ("a", ["server.tool"]), ("b", ["mcp.tool"]), ("c", ["tool_handler"]), ("d", []), ("e", [])]
+    assert [(r["name"], r["target"], r["via"], r["kind"], r["handler"]) for r in result.inventory.registrations] == [
+        ("d", "d", "TOOLS", "table", "tools.py::d"), ("e", "e", "TOOLS", "table", "tools.py::e")]
+    assert [(f.rule, f.line) for f in ev.findings] == [("RA306", 6), ("RA306", 11), ("RA306", 16), ("RA306", 20),
+                                                       ("RA306", 24)]
+
+
+def test_envelope_classes_are_replies_and_success_error_dicts_are_legacy():
+    result, ev = _scan("envelope_class")
+    assert [(c["method"], c["line"], c["type"], c["code"]) for c in result.inventory.calls] == [
+        ("ToolResponse", 7, "E", None), ("ToolResponse", 9, "E", "E-001"), ("ToolResponse", 11, "E", "E-404"),
+        ("ToolResponse", 14, "S", None)]
+    assert result.inventory.handlers[0]["returns_by_kind"] == {"builder": 4, "dict": 1}
+    assert _found(ev) == [
+        ("RA311", "server.py", 7, "ToolResponse() builds a reply without a code"),
+        ("RA301", "server.py", 11, "'E-404' is not defined in the canonical registry"),
+        ("RA306", "server.py", 13, "handler run returns a raw dict ({success, error})"),
+    ]
+
+
+# --------------------------------------------------------------------------- IAR
+def _iar():
+    result = scan(IAR_EXAMPLE, load_profile("iar", IAR_EXAMPLE))
+    return result, evaluate(result)
+
+
+def test_iar_registrations_resolve_through_imports_wrappers_and_self():
+    result, _ = _iar()
+    regs = [(r["name"], r["target"], r["handler"]) for r in result.inventory.registrations]
+    assert regs == [
+        ("for_each", "self.for_each", "arche_lite/engine.py::WorkflowEngine.for_each"),
+        ("search_web", "search_web", "arche_lite/tools/search.py::search_web"),   # unwrapped from trace(...)
+        ("save_file", "files.save_file", "arche_lite/tools/files.py::save_file"),  # a module attribute
+        ("read_file", "files.read_file", "arche_lite/tools/files.py::read_file"),
+        ("calculate", "calculate", "arche_lite/actions.py::calculate"),
+        ("summarize", "summarize", "arche_lite/actions.py::summarize"),
+        ("display_output", "display_output", "arche_lite/actions.py::display_output"),
+        ("fetch_url", "actions.fetch_url", "arche_lite/actions.py::fetch_url"),
+        ("forecast", "run_forecast", None),
+    ]
+    # the registry's own forwarding method and unregistered functions are no actions
+    assert sorted(h["qualname"] for h in result.inventory.handlers) == [
+        "WorkflowEngine.for_each", "calculate", "display_output", "fetch_url", "read_file", "save_file",
+        "search_web", "summarize"]
+
+
+def test_iar_findings_are_exact():
+    _, ev = _iar()
+    assert [(f.rule, f.path.rsplit("/", 1)[-1], f.line) for f in ev.findings] == [
+        ("RA601", "actions.py", 11), ("RA602", "actions.py", 11), ("RA602", "actions.py", 11),
+        ("RA604", "actions.py", 11),
+        ("RA601", "actions.py", 14), ("RA602", "actions.py", 14), ("RA602", "actions.py", 14),
+        ("RA606", "actions.py", 14),
+        ("RA603", "actions.py", 24),
+        ("RA601", "actions.py", 31), ("RA601", "actions.py", 33),
+        ("RA608", "actions.py", 38),
+        ("RA609", "registry.py", 31),
+        ("RA604", "files.py", 10),
+        ("RA605", "files.py", 25), ("RA607", "files.py", 25),
+    ]
+    messages = {f.message for f in ev.findings}
+    assert "action read_file: RES-ERR-IO-0404: family IO is not one of ACTN, BRID, POLI, SCHE, WFLW" in messages
+    assert "action summarize: reflection.confidence is 1.4, outside 0..1" in messages
+    assert "action calculate: reflection lacks potential_issues" in messages
+
+
+def test_iar_compliance_levels_per_action():
+    runner = CliRunner()
+    out = runner.invoke(app, ["scan", str(IAR_EXAMPLE), "--profile", "iar", "-f", "json", "--fail-on", "none"])
+    doc = json.loads(out.output)
+    levels = {a["function"]: (a["level"], a["missing_for_next"]) for a in doc["results"]["actions"]}
+    assert levels == {
+        "calculate": ("L1", ["reflection_fields", "reflection_values"]),
+        "summarize": ("L1", ["reflection_values"]),            # confidence 1.4 through the helper
+        "display_output": ("L0", ["reflection"]),
+        "fetch_url": ("L2", ["has:reflection.telemetry"]),
+        "WorkflowEngine.for_each": ("L2", ["has:reflection.telemetry"]),
+        "save_file": ("L2", ["error_objects", "has:reflection.telemetry"]),
+        "read_file": ("L2", ["error_objects", "error_codes", "has:reflection.telemetry"]),
+        "search_web": ("L3", []),
+    }
+    assert doc["results"]["returns_by_verdict"] == {"envelope": 11, "helper": 0, "partial": 2, "missing": 2,
+                                                    "unknown": 0}
+    assert doc["results"]["errors_by_shape"] == {"none": 8, "object": 2, "bare_string": 2, "other": 0}
+    rows = {r["requirement"]: (r["status"], r["ok"], r["total"]) for r in doc["scorecard"]}
+    assert rows["Every action result carries the envelope"] == ("PARTIAL", 11, 15)
+    assert rows["Actions at compliance L2 or above"] == ("PARTIAL", 5, 8)
+    assert rows["Errors are objects with a valid code"] == ("PARTIAL", 1, 4)
+    assert rows["Registrations name a function in the tree"] == ("PARTIAL", 8, 9)
+
+
+def test_iar_markdown_has_the_dialects_sections():
+    runner = CliRunner()
+    md = runner.invoke(app, ["scan", str(IAR_EXAMPLE), "--profile", "iar", "-f", "md", "--fail-on", "none"]).output
+    for heading in ("## 1. Actions", "## 2. Results", "### Returns lacking the envelope", "## 3. Error shapes",
+                    "## 4. Compliance levels", "## 6. Compliance scorecard", "### Chunk A — Find every action"):
+        assert heading in md
+    assert "## 1. Wire shape" not in md
+    assert "9 registrations (9 by `register_action`) of 9 distinct names; 8 resolve" in md
+
+
+@pytest.mark.parametrize("name", ["function_builders", "enum_codes", "decorators_and_dispatch", "envelope_class"])
+def test_each_convention_profile_is_valid_and_selects_rules(name):
+    profile = load_profile(str(CONVENTIONS / name / "profile.toml"))
+    assert profile.section("rules")["select"]
