@@ -45,7 +45,7 @@ def test_codemod_example(tmp_path, codemod, index, example):
 def test_every_codemod_has_an_example_and_a_doc():
     names = [c.name for c in CODEMODS]
     assert names == ["safety-wrapper", "legacy-codes", "forbidden-layers", "forbidden-methods", "except-to-error",
-                     "terminal-return", "dict-returns"]
+                     "terminal-return", "dict-returns", "result-envelope"]
     for c in CODEMODS:
         assert c.examples and len(c.doc) > 150 and c.fixes and c.phase in (1, 2, 3)
 

@@ -169,3 +169,26 @@ def test_iar_markdown_has_the_dialects_sections():
 def test_each_convention_profile_is_valid_and_selects_rules(name):
     profile = load_profile(str(CONVENTIONS / name / "profile.toml"))
     assert profile.section("rules")["select"]
+
+
+def test_iar_migrate_wraps_literal_dicts_once_and_leaves_the_rest(tmp_path):
+    import ast
+    import shutil
+
+    root = tmp_path / "iar"
+    shutil.copytree(IAR_EXAMPLE, root)
+    runner = CliRunner()
+    first = runner.invoke(app, ["migrate", str(root), "--profile", "iar", "--select", "result-envelope", "--apply"])
+    assert first.exit_code == 0, first.output
+    assert "rewrote 1 file(s) with 3 rewrite(s)" in first.output
+    assert "the action returns None: build the result by hand  [arche_lite/actions.py:29]" in first.output
+    source = (root / "arche_lite" / "actions.py").read_text(encoding="utf-8")
+    ast.parse(source)
+    assert '    return {"error": None, "data": {"result": value}, "reflection": {"status": "Success", ' in source
+    assert source.count("# reply-audit: default-reflection") == 2   # the bundled one and display_output's
+    assert source.count("# reply-audit: default-code") == 1         # calculate's f-string error
+    again = runner.invoke(app, ["migrate", str(root), "--profile", "iar", "--check"])
+    assert again.exit_code == 0, again.output
+    result = scan(root, load_profile("iar", root))
+    left = [(f.rule, f.line) for f in evaluate(result, select=["RA601"]).findings]
+    assert left == [("RA601", 29)]

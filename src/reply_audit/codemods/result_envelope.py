@@ -1,0 +1,201 @@
+"""result-envelope: a handler's literal dict return becomes the profile's result ([migrate.result])."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from .base import Codemod, Edit, Example, Refused, Skip, Target
+from .dict_returns import _has_comment
+
+REFLECTION_MARKER = "reply-audit: default-reflection"
+CODE_MARKER = "reply-audit: default-code"
+_PROFILE = '[tool.reply-audit]\nprofile = "iar"\n'
+
+
+def _is_text(node: cst.BaseExpression) -> bool:
+    """A bare string error: a literal, an f-string, a concatenation or `str(e)`."""
+    if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return True
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("str", "repr")
+
+
+def _key(element) -> str | None:
+    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+        return element.key.evaluated_value
+    return None
+
+
+def _without(value: cst.Dict, kept: list) -> cst.Dict:
+    """VALUE with only the KEPT elements, the new last one ending as the old last one did (its comma or
+    none); a comment after the new last one stays on its line, before the closing brace."""
+    last = value.elements[-1]
+    if not kept or kept[-1] is last:
+        return value.with_changes(elements=kept, lpar=[], rpar=[])
+    tail = kept[-1]
+    rbrace = value.rbrace
+    if isinstance(tail.comma, cst.Comma) and _has_comment(tail.comma.whitespace_after):
+        closing = rbrace.whitespace_before
+        ws = tail.comma.whitespace_after
+        if isinstance(closing, cst.ParenthesizedWhitespace):
+            ws = ws.with_changes(last_line=closing.last_line, empty_lines=[], indent=closing.indent)
+        kept[-1] = tail.with_changes(comma=tail.comma.with_changes(whitespace_after=cst.SimpleWhitespace("")))
+        rbrace = rbrace.with_changes(whitespace_before=ws)
+    else:
+        kept[-1] = tail.with_changes(comma=last.comma)
+    return value.with_changes(elements=kept, rbrace=rbrace, lpar=[], rpar=[])
+
+
+@dataclass
+class WrapResult(Edit):
+    """`return {...}` -> `return <template filled from the dict>`."""
+
+    template: str = ""
+    default_reflection: str = ""
+    error_object: str = ""
+    error_key: str = "error"
+    data_key: str = "data"
+    reflection_key: str = "reflection"
+
+    def targets(self) -> list[Target]:
+        return [Target("return", self.spans[0])]
+
+    def rewrite(self, target, original, updated, ctx):
+        value = updated.value
+        if not isinstance(value, cst.Dict):
+            raise Refused("expected a dict literal in the return")
+        if any(not isinstance(e, cst.DictElement) for e in value.elements):
+            raise Refused("the dict has a ** spread: decide by hand which keys are data")
+        code = cst.Module([]).code_for_node
+        by_key = {_key(e): e for e in value.elements}
+        envelope = (self.error_key, self.data_key, self.reflection_key)
+        others = []
+        for element in value.elements:
+            if _key(element) not in envelope:
+                others.append(element)
+            elif isinstance(element.comma, cst.Comma) and _has_comment(element.comma.whitespace_after):
+                raise Refused(f"a comment follows the {_key(element)!r} entry: move it, then run again")
+        if self.data_key in by_key and others:
+            raise Refused(f"the dict has {self.data_key!r} beside other keys: decide by hand what the data is")
+        if self.data_key in by_key:
+            data = code(by_key[self.data_key].value)
+        elif others:
+            data = code(_without(value, others))
+        else:
+            data = "{}"
+        markers = []
+        error_node = by_key[self.error_key].value if self.error_key in by_key else None
+        if error_node is None:
+            error = "None"
+        elif _is_text(error_node) and self.error_object:
+            error = self.error_object.format(message=code(error_node))
+            markers.append(CODE_MARKER)
+        else:
+            error = code(error_node)
+        failed = error_node is not None and not (isinstance(error_node, cst.Name) and error_node.value == "None")
+        if self.reflection_key in by_key:
+            reflection = code(by_key[self.reflection_key].value)
+        else:
+            reflection = self.default_reflection.format(status="error" if failed else "ok")
+            markers.insert(0, REFLECTION_MARKER)
+        try:
+            new = cst.parse_expression(self.template.format(error=error, data=data, reflection=reflection))
+        except (cst.ParserSyntaxError, KeyError, IndexError, ValueError) as exc:
+            raise Refused(f"[migrate.result] template does not give an expression: {exc}") from None
+        if markers:
+            ctx.comment_statement(" # ".join(markers))
+        return updated.with_changes(value=new.with_changes(lpar=value.lpar, rpar=value.rpar))
+
+
+class ResultEnvelope(Codemod):
+    name = "result-envelope"
+    phase = 3
+    order = 75
+    fixes = ("RA601",)
+    doc = ("For profiles with a `[result]` table (IAR): a literal dict returned by an action without the result "
+           "envelope (RA601) becomes `[migrate.result] template`, by default "
+           "`{\"error\": …, \"data\": …, \"reflection\": …}`. The dict's own error and reflection keep their "
+           "place; every other key goes into data, keeping its formatting and comments. A dict without a "
+           "reflection gets `default_reflection` and the marker `# reply-audit: default-reflection` (RA608); a "
+           "bare-string error becomes `error_object` with the marker `# reply-audit: default-code` (RA310). "
+           "A template such as `make_result({data}, error={error}, reflection={reflection})` rewrites to a "
+           "helper call instead (`imports` adds its import). Dicts returned through a variable, with a ** "
+           "spread, or with a data key beside other keys are reported.")
+    examples = [Example(
+        before={"pyproject.toml": _PROFILE, "actions.py": '''
+def calculate(expression):
+    try:
+        value = eval(expression)
+    except Exception as e:
+        return {"result": None, "error": str(e)}
+    return {
+        "result": value,  # the number
+        "reflection": {"status": "ok", "confidence": 1.0, "alignment_check": "pass", "potential_issues": []},
+    }
+
+registry.register_action("calculate", calculate)
+'''},
+        after={"actions.py": '''
+def calculate(expression):
+    try:
+        value = eval(expression)
+    except Exception as e:
+        return {"error": {"code": "RES-ERR-ACTN-0001", "message": str(e), "details": {}}, "data": {"result": None}, "reflection": {"status": "error", "confidence": None, "alignment_check": "concern", "potential_issues": ["reflection added by reply-audit migrate: review it"]}}  # reply-audit: default-reflection # reply-audit: default-code
+    return {"error": None, "data": {
+        "result": value,  # the number
+    }, "reflection": {"status": "ok", "confidence": 1.0, "alignment_check": "pass", "potential_issues": []}}
+
+registry.register_action("calculate", calculate)
+'''},
+        note="the error becomes an object with a default code, the missing reflection a default one; both "
+             "are marked for review",
+    ), Example(
+        before={"pyproject.toml": _PROFILE + '[tool.reply-audit.migrate.result]\n'
+                'template = "make_result({data}, error={error}, reflection={reflection})"\n'
+                'imports = ["from engine.results import make_result"]\n',
+                "actions.py": '''
+def ping(host):
+    return {"host": host, "reflection": make_reflection("ok", 0.9)}
+
+registry.register_action("ping", ping)
+'''},
+        after={"actions.py": '''
+from engine.results import make_result
+def ping(host):
+    return make_result({"host": host}, error=None, reflection=make_reflection("ok", 0.9))
+
+registry.register_action("ping", ping)
+'''},
+        note="a configured helper instead of the literal envelope",
+    )]
+
+    def plan(self, finding, ctx):
+        subject = finding.subject
+        if not isinstance(subject, dict) or "return" not in subject:
+            return None
+        ret = subject["return"]
+        profile = ctx.profile
+        template = str(profile.migrate_value("result.template", "") or "")
+        if not template:
+            return Skip("set [migrate.result] template to say what a result looks like")
+        if ret["kind"] != "dict" or not ret["literal"]:
+            what = "None" if ret["kind"] == "none" else "a value that is not a dict literal"
+            if ret["kind"] == "dict":
+                what = "a dict through a variable or dict(...)"
+            return Skip(f"the action returns {what}: build the result by hand")
+        result = profile.section("result")
+        required = list(result.get("required_keys", []))
+        error_key = str(result.get("error_key", "error"))
+        nested = list(result.get("required_nested", []))
+        reflection_key = nested[0].split(".", 1)[0] if nested else "reflection"
+        data_key = next((k for k in required if k not in (error_key, reflection_key)), "data")
+        span = (ret["line"], ret["col"], ret["end_line"], ret["end_col"])
+        handler = subject["handler"]
+        return WrapResult(codemod=self.name, path=handler["path"], spans=[span],
+                          description=f"{handler['name']}: a raw dict -> the result envelope",
+                          imports=list(profile.migrate_value("result.imports", []) or []),
+                          template=template,
+                          default_reflection=str(profile.migrate_value("result.default_reflection", "") or "{{}}"),
+                          error_object=str(profile.migrate_value("result.error_object", "") or ""),
+                          error_key=error_key, data_key=data_key, reflection_key=reflection_key)
