@@ -544,6 +544,33 @@ def profile_list() -> None:
         typer.echo(f"{name}\t{load_profile(name).data.get('profile', {}).get('title', '')}")
 
 
+@app.command()
+def init(
+    path: Annotated[Path, typer.Argument(help="The repository to look at.")] = Path("."),
+    write: Annotated[bool, typer.Option(
+        "--write", help="Append the section to PATH/pyproject.toml (refused when it has one already).")] = False,
+) -> None:
+    """Propose a starter [tool.reply-audit] section from what the code shows (handler decorators, register
+    calls, dispatch tables, reply functions, code Enums, envelope classes, IAR reflections)."""
+    from .init import collect, propose, write_section
+
+    try:
+        if not path.is_dir():
+            raise UserError(f"path {str(path)!r} is not a directory")
+        evidence = collect(path)
+        text = propose(evidence)
+        typer.echo(f"reply-audit: looked at {evidence.files} Python files ({evidence.unparseable} unparseable)",
+                   err=True)
+        if write:
+            written = write_section(path, text)
+            typer.echo(f"reply-audit: wrote the [tool.reply-audit] section to {written}", err=True)
+        else:
+            typer.echo(text, nl=False)
+    except UserError as exc:
+        typer.echo(f"reply-audit: error: {exc.message}", err=True)
+        raise typer.Exit(EXIT_USAGE) from None
+
+
 def main() -> None:
     app()
 

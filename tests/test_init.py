@@ -1,0 +1,72 @@
+"""`reply-audit init`: the proposed section fits the code it was written from, loads as a profile, and a
+scan with it finds what the hand-written profile finds."""
+
+from __future__ import annotations
+
+import shutil
+
+from typer.testing import CliRunner
+
+from support import REPO
+from reply_audit.cli import app
+from reply_audit.engine import evaluate
+from reply_audit.profile import load_profile
+from reply_audit.scan import scan
+
+CONVENTIONS = REPO / "tests" / "fixtures" / "conventions"
+runner = CliRunner()
+
+
+def _init(path) -> str:
+    result = runner.invoke(app, ["init", str(path)])
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def test_init_on_the_iar_example_proposes_the_iar_profile_and_register_calls():
+    text = _init(REPO / "examples" / "iar_actions")
+    assert 'profile = "iar"  # 13 returned dicts carry a "reflection"' in text
+    assert 'register_calls = ["register_action"]' in text
+    assert "register_function_position = 1" in text
+
+
+def test_init_on_the_canonical_example_finds_handler_and_safety_decorators():
+    text = _init(REPO / "examples" / "legacy_mcp")
+    assert 'profile = "canonical"' in text
+    assert 'decorators = ["mcp.tool"]' in text and 'safety_decorator = "mcp_safe_tool"' in text
+    assert "builder.functions" not in text   # the builder class is found: no reply functions proposed
+
+
+def test_init_finds_reply_functions_envelope_classes_enums_and_dispatch_tables():
+    builders = _init(CONVENTIONS / "function_builders")
+    assert 'error_response = { type = "E", code_keyword = "error_code", code_position = -1 }' in builders
+    assert 'success_response = { type = "S", code_position = -1 }' in builders
+    envelope = _init(CONVENTIONS / "envelope_class")
+    assert 'ToolResponse = { type_keyword = "success", type_values = { true = "S", false = "E" }, ' \
+           'code_keyword = "error_code", code_position = -1 }' in envelope
+    enums = _init(CONVENTIONS / "enum_codes")
+    assert 'enums = ["ErrorCode", "ToolErrorName"]' in enums
+    dispatch = _init(CONVENTIONS / "decorators_and_dispatch")
+    assert 'decorators = ["server.tool", "mcp.tool", "tool_handler"]' in dispatch
+    assert 'dispatch_tables = ["TOOLS"]' in dispatch
+
+
+def test_init_write_appends_a_section_that_a_scan_then_uses(tmp_path):
+    root = tmp_path / "svc"
+    shutil.copytree(CONVENTIONS / "envelope_class", root)
+    (root / "profile.toml").unlink()
+    (root / "pyproject.toml").write_text('[project]\nname = "svc"\n', encoding="utf-8")
+    first = runner.invoke(app, ["init", str(root), "--write"])
+    assert first.exit_code == 0, first.output
+    text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert text.startswith('[project]\nname = "svc"\n\n# Written by `reply-audit init`')
+    result = scan(root, load_profile(None, root))
+    found = [(f.rule, f.line) for f in evaluate(result, select=["RA311", "RA306"]).findings]
+    assert found == [("RA311", 7), ("RA306", 13)]   # the code keyword was learnt from the calls
+    again = runner.invoke(app, ["init", str(root), "--write"])
+    assert again.exit_code == 2 and "already has a [tool.reply-audit] section" in again.output
+
+
+def test_init_on_a_missing_path_is_a_usage_error(tmp_path):
+    result = runner.invoke(app, ["init", str(tmp_path / "nope")])
+    assert result.exit_code == 2 and "is not a directory" in result.output
