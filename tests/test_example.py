@@ -168,10 +168,12 @@ def test_mapping_file_settles_the_gaps():
     assert classes["CT-GATE-E-003"] == ("retired", None)
 
 
-@pytest.mark.parametrize("fmt,name", [("md", "legacy_mcp.audit.md"), ("json", "legacy_mcp.json")])
-def test_kept_reports_are_current(fmt, name):
-    """reports/ holds the example's audit; regenerate with `reply-audit scan examples/legacy_mcp -f FMT`."""
-    out = subprocess.run([sys.executable, "-m", "reply_audit", "scan", "examples/legacy_mcp", "--format", fmt,
+@pytest.mark.parametrize("example,fmt,name", [("legacy_mcp", "md", "legacy_mcp.audit.md"),
+                                              ("legacy_mcp", "json", "legacy_mcp.json"),
+                                              ("iar_actions", "md", "iar_actions.audit.md")])
+def test_kept_reports_are_current(example, fmt, name):
+    """reports/ holds the examples' audits; regenerate with `reply-audit scan examples/NAME -f FMT`."""
+    out = subprocess.run([sys.executable, "-m", "reply_audit", "scan", f"examples/{example}", "--format", fmt,
                           "--fail-on", "none"], cwd=REPO, capture_output=True, text=True, check=True).stdout
     assert out == (REPO / "reports" / name).read_text(encoding="utf-8")
 

@@ -57,6 +57,7 @@ class WrapResult(Edit):
     error_key: str = "error"
     data_key: str = "data"
     reflection_key: str = "reflection"
+    failed_by_status: bool = False   # the dict's own status key says it failed
 
     def targets(self) -> list[Target]:
         return [Target("return", self.spans[0])]
@@ -93,7 +94,8 @@ class WrapResult(Edit):
             markers.append(CODE_MARKER)
         else:
             error = code(error_node)
-        failed = error_node is not None and not (isinstance(error_node, cst.Name) and error_node.value == "None")
+        failed = self.failed_by_status or (
+            error_node is not None and not (isinstance(error_node, cst.Name) and error_node.value == "None"))
         if self.reflection_key in by_key:
             reflection = code(by_key[self.reflection_key].value)
         else:
@@ -184,6 +186,8 @@ registry.register_action("ping", ping)
             if ret["kind"] == "dict":
                 what = "a dict through a variable or dict(...)"
             return Skip(f"the action returns {what}: build the result by hand")
+        if "**" in ret.get("key_values", {}):
+            return Skip("the dict has a ** spread: decide by hand which keys are data")
         result = profile.section("result")
         required = list(result.get("required_keys", []))
         error_key = str(result.get("error_key", "error"))
@@ -192,10 +196,15 @@ registry.register_action("ping", ping)
         data_key = next((k for k in required if k not in (error_key, reflection_key)), "data")
         span = (ret["line"], ret["col"], ret["end_line"], ret["end_col"])
         handler = subject["handler"]
+        shape = ret.get("shape") or {}
+        failures = {str(v).lower() for v in profile.migrate_value("result.failure_values", []) or []}
+        failed_by_status = any(shape.get(key, [None])[0] == "str" and str(shape[key][1]).lower() in failures
+                               for key in profile.migrate_value("result.status_keys", []) or [])
         return WrapResult(codemod=self.name, path=handler["path"], spans=[span],
                           description=f"{handler['name']}: a raw dict -> the result envelope",
                           imports=list(profile.migrate_value("result.imports", []) or []),
                           template=template,
                           default_reflection=str(profile.migrate_value("result.default_reflection", "") or "{{}}"),
                           error_object=str(profile.migrate_value("result.error_object", "") or ""),
-                          error_key=error_key, data_key=data_key, reflection_key=reflection_key)
+                          error_key=error_key, data_key=data_key, reflection_key=reflection_key,
+                          failed_by_status=failed_by_status)

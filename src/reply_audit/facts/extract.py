@@ -176,6 +176,8 @@ def _key_values(value: ast.expr | None) -> dict[str, str]:
     """For a returned `{...}` or `dict(...)`: each literal key and what kind of value it holds."""
     if isinstance(value, ast.Dict):
         pairs = [(str_value(k), v) for k, v in zip(value.keys, value.values) if k is not None]
+        if any(k is None for k in value.keys):   # a `**spread`: its keys are unknown
+            pairs.append(("**", value))
     elif isinstance(value, ast.Call):
         pairs = [(kw.arg, kw.value) for kw in value.keywords if kw.arg]
     else:
