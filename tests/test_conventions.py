@@ -192,3 +192,14 @@ def test_iar_migrate_wraps_literal_dicts_once_and_leaves_the_rest(tmp_path):
     result = scan(root, load_profile("iar", root))
     left = [(f.rule, f.line) for f in evaluate(result, select=["RA601"]).findings]
     assert left == [("RA601", 29)]
+
+
+def test_iar_facts_are_the_same_from_a_pool_and_from_the_cache(tmp_path):
+    from reply_audit.report.json_report import render_json
+
+    profile = load_profile("iar", IAR_EXAMPLE)
+    one = render_json(scan(IAR_EXAMPLE, profile, jobs=1))
+    pooled = render_json(scan(IAR_EXAMPLE, profile, jobs=2, cache_dir=tmp_path / "cache"))
+    warm = render_json(scan(IAR_EXAMPLE, profile, jobs=1, cache_dir=tmp_path / "cache"))
+    assert one == pooled == warm
+    assert '"registrations": [' in one and '"shape": {' in one
