@@ -1,6 +1,6 @@
 """Benchmark: `scan` against the `ast.parse` floor of the same files, in one process.
 
-    python benchmarks/bench_scan.py PATH [--repeat N]
+    python benchmarks/bench_scan.py PATH [--repeat N] [--profile NAME|FILE]
 
 The floor reads and parses every file the scan would read (same discovery,
 same bytes) and does nothing else; the scan does everything `reply-audit scan
@@ -46,8 +46,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path", type=Path)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--profile", default=None, help="built-in profile or file (default: the tree's own)")
     args = parser.parse_args()
-    profile = load_profile(None, args.path)
+    profile = load_profile(args.profile, args.path)
     found = discover(args.path, profile.scan_list("include"), profile.scan_list("exclude"))
     size = sum((found.root / f).stat().st_size for f in found.files)
     floors, scans = [], []

@@ -607,7 +607,9 @@ class FactsExtractor:
                           factory_seen=bool(returns) or is_method)
         # The class stays visible inside its methods and their closures (for `self.X` receivers).
         self._block(node.body, _Ctx((*ctx.functions, scope), ctx.cls, None, ctx.type_checking, qualname))
-        if handler is not None and any(r.literal for r in handler.returns):
+        # dict-returns needs them; result profiles (where candidates abound) use result-envelope, which does not
+        if handler is not None and not (handler.candidate and self.result_shapes) \
+                and any(r.literal for r in handler.returns):
             handler.local_names = sorted(_local_names(node))  # only dict-returns needs them
 
     def _class(self, node: ast.ClassDef, ctx: _Ctx) -> None:
