@@ -22,7 +22,7 @@ from .errors import UserError
 from .facts.registries import ENUM_BASES, dotted_name, last_name, str_value
 from .profile import load_profile
 
-HANDLER_WORDS = re.compile(r"(?:^|[._])(?:tool|action|handler|command|endpoint)s?(?:$|[._])", re.IGNORECASE)
+HANDLER_WORDS = re.compile(r"(?:^|[._])(?:tool|action|handler|endpoint)s?(?:$|[._])", re.IGNORECASE)
 NOT_HANDLERS = frozenset({"property", "staticmethod", "classmethod", "dataclass", "lru_cache", "cache",
                           "cached_property", "wraps", "abstractmethod", "contextmanager", "overload", "override",
                           "pytest.fixture", "fixture", "functools.wraps", "functools.lru_cache"})
@@ -42,6 +42,8 @@ class Evidence:
     register_calls: Counter = field(default_factory=Counter)
     register_at: dict[str, str] = field(default_factory=dict)
     register_positions: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    register_targets: dict[str, set] = field(default_factory=lambda: defaultdict(set))
+    functions: set = field(default_factory=set)   # names of every function defined in the tree
     dispatch_tables: dict[str, str] = field(default_factory=dict)
     builders: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # name -> (letter, code kw, pos)
     builder_at: dict[str, str] = field(default_factory=dict)
@@ -64,6 +66,7 @@ class _Collector:
 
     def module(self, tree: ast.Module) -> None:
         functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        self.ev.functions |= functions
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._function(node)
@@ -129,6 +132,7 @@ class _Collector:
                 self.ev.register_calls[name] += 1
                 self.ev.register_at.setdefault(name, _where(self.path, node))
                 self.ev.register_positions[name][i] += 1
+                self.ev.register_targets[name].add(last_name(target))
                 return
 
     def _assign(self, node: ast.Assign, functions: set[str]) -> None:
@@ -187,7 +191,8 @@ def propose(ev: Evidence) -> str:
             handler_lines.append('safety_decorator = ""  # none found; name yours to have RA308 check it')
     elif base == "iar":
         handler_lines.append("decorators = []  # no handler-like decorator found")
-    registers = [name for name, _ in ev.register_calls.most_common()]
+    # a register call counts when it is handed functions defined in the tree (not API keys or plugins' names)
+    registers = [name for name, _ in ev.register_calls.most_common() if ev.register_targets[name] & ev.functions]
     if registers:
         top = registers[0]
         position = ev.register_positions[top].most_common(1)[0][0]
