@@ -144,3 +144,62 @@ def test_generated_registries_are_counted_exactly(codes, style):
 def test_every_codemod_is_exercised_by_the_generator():
     fixes = {rule for c in all_codemods() for rule in c.fixes}
     assert {"RA306", "RA308", "RA203", "RA303", "RA304"} <= fixes
+
+
+# --------------------------------------------------------------------------- IAR actions (result-envelope)
+REFLECTION = '{"status": "ok", "confidence": 0.5, "alignment_check": "pass", "potential_issues": []}'
+
+
+@st.composite
+def action_dict(draw) -> str:
+    """A dict an action returns: payload keys, maybe an error (null, a string, an f-string, an object), maybe
+    a reflection, maybe a status saying it failed; on one line or one entry per line with comments."""
+    keys = draw(st.lists(st.sampled_from(["result", "items", "count", "note"]), max_size=3, unique=True))
+    pairs = [f'"{k}": {draw(st.sampled_from(["x", "1", "[x]", "str(x)", "None", "{}"]))}' for k in keys]
+    error = draw(st.sampled_from([None, '"error": None', '"error": str(x)', '"error": f"bad {x}"',
+                                  '"error": {"code": "RES-ERR-ACTN-0002", "message": "m", "details": {}}']))
+    if error:
+        pairs.insert(draw(st.integers(0, len(pairs))), error)
+    if draw(st.booleans()):
+        pairs.insert(draw(st.integers(0, len(pairs))), f'"reflection": {REFLECTION}')
+    if draw(st.booleans()):
+        pairs.insert(draw(st.integers(0, len(pairs))), draw(st.sampled_from(['"status": "error"', '"status": "ok"'])))
+    if draw(st.booleans()) and pairs:
+        inner = "".join(f"\n            {p},{draw(COMMENTS)}" for p in pairs)
+        return "{" + inner + "\n        }"
+    return "{" + ", ".join(pairs) + "}"
+
+
+@st.composite
+def action_module(draw) -> str:
+    parts = []
+    for i in range(draw(st.integers(1, 3))):
+        body = [f"def action_{i}(x):"]
+        for _ in range(draw(st.integers(0, 2))):
+            body += ["    if x:", f"        return {draw(action_dict())}"]
+        body.append(f"    return {draw(action_dict())}")
+        parts.append("\n".join(body) + "\n")
+        parts.append(f'registry.register_action("a{i}", action_{i})\n')
+    return "\n\n".join(parts)
+
+
+@FUZZ
+@given(action_module())
+def test_result_envelope_output_parses_is_stable_and_envelopes_every_literal(source):
+    root = Path(tempfile.mkdtemp(prefix="reply-audit-fuzz-iar-"))
+    try:
+        (root / "actions.py").write_text(source)
+        compile(source, "actions.py", "exec")
+        profile = load_profile("iar", root)
+        result = migrate(scan(root, profile))
+        write(result, allow_dirty=True)
+        assert result.refused == [], result.refused
+        new = (root / "actions.py").read_text()
+        compile(new, "actions.py", "exec")
+        assert new.count("#") >= source.count("#")          # no comment lost
+        again = migrate(scan(root, profile))
+        assert again.changed == [] and again.applied == []
+        left = [(f.line, f.message) for f in evaluate(scan(root, profile), select=["RA601"]).findings]
+        assert left == []
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

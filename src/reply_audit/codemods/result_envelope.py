@@ -27,14 +27,27 @@ def _key(element) -> str | None:
     return None
 
 
-def _without(value: cst.Dict, kept: list) -> cst.Dict:
+def _comment(ws) -> str | None:
+    """The text of the end-of-line comment in a whitespace node, without its `#`."""
+    if isinstance(ws, cst.ParenthesizedWhitespace) and ws.first_line.comment is not None:
+        return ws.first_line.comment.value.lstrip("#").strip()
+    return None
+
+
+def _without(value: cst.Dict, kept: list, moved: list[str]) -> cst.Dict:
     """VALUE with only the KEPT elements, the new last one ending as the old last one did (its comma or
-    none); a comment after the new last one stays on its line, before the closing brace."""
+    none); a comment after the new last one stays on its line, before the closing brace. A comment that
+    ended the line of a dropped last element is added to MOVED."""
     last = value.elements[-1]
+    rbrace = value.rbrace
     if not kept or kept[-1] is last:
         return value.with_changes(elements=kept, lpar=[], rpar=[])
+    own = _comment(rbrace.whitespace_before)
+    if own:
+        moved.append(own)
+        rbrace = rbrace.with_changes(whitespace_before=rbrace.whitespace_before.with_changes(
+            first_line=cst.TrailingWhitespace()))
     tail = kept[-1]
-    rbrace = value.rbrace
     if isinstance(tail.comma, cst.Comma) and _has_comment(tail.comma.whitespace_after):
         closing = rbrace.whitespace_before
         ws = tail.comma.whitespace_after
@@ -72,17 +85,22 @@ class WrapResult(Edit):
         by_key = {_key(e): e for e in value.elements}
         envelope = (self.error_key, self.data_key, self.reflection_key)
         others = []
+        moved: list[str] = []   # comments that ended the lines of entries that move: kept on the statement
         for element in value.elements:
             if _key(element) not in envelope:
                 others.append(element)
-            elif isinstance(element.comma, cst.Comma) and _has_comment(element.comma.whitespace_after):
-                raise Refused(f"a comment follows the {_key(element)!r} entry: move it, then run again")
+            elif isinstance(element.comma, cst.Comma) and _comment(element.comma.whitespace_after):
+                moved.append(_comment(element.comma.whitespace_after))
+        if not others and value.elements and _key(value.elements[-1]) in envelope:
+            own = _comment(value.rbrace.whitespace_before)
+            if own:
+                moved.append(own)
         if self.data_key in by_key and others:
             raise Refused(f"the dict has {self.data_key!r} beside other keys: decide by hand what the data is")
         if self.data_key in by_key:
             data = code(by_key[self.data_key].value)
         elif others:
-            data = code(_without(value, others))
+            data = code(_without(value, others, moved))
         else:
             data = "{}"
         markers = []
@@ -105,8 +123,8 @@ class WrapResult(Edit):
             new = cst.parse_expression(self.template.format(error=error, data=data, reflection=reflection))
         except (cst.ParserSyntaxError, KeyError, IndexError, ValueError) as exc:
             raise Refused(f"[migrate.result] template does not give an expression: {exc}") from None
-        if markers:
-            ctx.comment_statement(" # ".join(markers))
+        if markers or moved:
+            ctx.comment_statement(" # ".join([*moved, *markers]))
         return updated.with_changes(value=new.with_changes(lpar=value.lpar, rpar=value.rpar))
 
 
