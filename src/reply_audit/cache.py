@@ -36,7 +36,7 @@ def key_of(rel: str, source: bytes) -> str:
 class FactsCache:
     def __init__(self, directory: Path, profile_digest: str) -> None:
         self.root = directory
-        self.folder = directory / f"{__version__}-{profile_digest}"
+        self.folder = directory / f"{__version__}-{profile_digest}-{facts_schema()}"
         self.writable = True
 
     def _path(self, key: str) -> Path:
@@ -75,6 +75,21 @@ def clear(directory: Path) -> int:
     count = sum(1 for _ in directory.glob("*-*/*/*.json"))
     shutil.rmtree(directory)
     return count
+
+
+def facts_schema() -> str:
+    """8 hex digits of the facts record's shape (every dataclass, field and type): a change to what
+    extraction records is a new cache folder even within one version."""
+    from dataclasses import fields, is_dataclass
+
+    from .facts import model
+
+    parts = []
+    for name in sorted(dir(model)):
+        cls = getattr(model, name)
+        if isinstance(cls, type) and is_dataclass(cls):
+            parts.append(name + ":" + ",".join(f"{f.name}={f.type}" for f in fields(cls)))
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:8]
 
 
 def tag(directory: Path) -> None:

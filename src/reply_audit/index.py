@@ -314,7 +314,7 @@ class IndexBuilder:
         out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         for f in self.files:
             for reg in f.registrations:
-                hit = self._resolve_target(f, reg.target, by_file, by_name)
+                hit = self._resolve_target(f, reg, by_file, by_name)
                 record = {"path": f.path, "line": reg.line, "name": reg.name, "target": reg.target,
                           "via": reg.via, "kind": reg.kind,
                           "handler": f"{hit[0]}::{hit[1]}" if hit else None}
@@ -323,34 +323,55 @@ class IndexBuilder:
                     out[hit].append({"path": f.path, "line": reg.line, "name": reg.name, "via": reg.via})
         return out
 
-    def _resolve_target(self, f: FileFacts, target: str, by_file: dict[str, dict[str, Any]],
+    def _resolve_target(self, f: FileFacts, reg: Any, by_file: dict[str, dict[str, Any]],
                         by_name: dict[str, list[tuple[str, str]]]) -> tuple[str, str] | None:
         """The (path, qualname) of the function a registration names: in the same module, through an
-        import, as a method of the registering class (`self.fn`), or the only function of that name."""
+        import, a method of the registering class (`self.fn`), or, for `obj.fn` on an object of unknown
+        class, the only function of that name in the tree. Anything else (a closure, a function of a module
+        outside the tree, a lambda) is unresolved."""
+        target = reg.target
         parts = target.split(".")
         last = parts[-1]
         local = by_file.get(f.path, {})
-        if len(parts) == 1 and target in local:
-            return f.path, target
+        if target == "<lambda>":
+            return None
+        if len(parts) == 1:
+            if reg.scope and any(q.startswith(reg.scope + ".") for q in local):
+                return None   # possibly a function defined inside the registering function: a closure
+            if target in local:
+                return f.path, target
         if parts[0] in ("self", "cls") and len(parts) == 2:
-            hits = sorted(q for q in local if q.endswith("." + last))
-            if hits:
-                return f.path, hits[0]
+            owner = (reg.scope or "").rsplit(".", 1)[0] if reg.scope and "." in reg.scope else None
+            wanted = f"{owner}.{last}" if owner else None
+            return (f.path, wanted) if wanted in local else None
         if len(parts) > 1 and target in local:  # Class.method
             return f.path, target
         head = parts[0]
         original = f.import_aliases.get(head, head)
+        imported_from_outside = False
         for imp in f.imports:
             if len(parts) == 1 and original in imp.names:
                 files = self.modules.resolve(f.path, imp.module, imp.level, [original])
                 for path in files:
                     if original in by_file.get(path, {}):
                         return path, original
-            elif len(parts) > 1 and (original in imp.names or imp.module.split(".")[-1] == original):
-                files = self.modules.resolve(f.path, imp.module, imp.level, imp.names)
+                imported_from_outside = not files
+            elif len(parts) > 1 and (original in imp.names or imp.module == original
+                                     or imp.module.split(".")[-1] == original or
+                                     imp.module == ".".join(parts[:-1])):
+                module = imp.module if imp.names == [] else imp.module
+                names = imp.names if imp.names else []
+                files = self.modules.resolve(f.path, module, imp.level, names) if names else \
+                    self.modules.resolve(f.path, ".".join(parts[:-1]) if imp.module == ".".join(parts[:-1])
+                                         else imp.module, imp.level, [])
                 for path in files:
-                    if ".".join(parts[1:]) in by_file.get(path, {}):
-                        return path, ".".join(parts[1:])
+                    for qual in (".".join(parts[1:]), last):
+                        if qual in by_file.get(path, {}):
+                            return path, qual
+                if not files:
+                    imported_from_outside = True
+        if len(parts) == 1 or imported_from_outside:
+            return None
         hits = by_name.get(last, [])
         if len(hits) == 1:
             return hits[0]

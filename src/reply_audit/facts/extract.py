@@ -195,7 +195,7 @@ def _describe(node: ast.expr) -> list:
         if isinstance(value, bool):
             return ["bool", value]
         if isinstance(value, (int, float)):
-            return ["number", value]
+            return ["number", value] if value == value and abs(value) != float("inf") else ["other", None]
         if isinstance(value, str):
             return ["str", value]
         return ["other", None]
@@ -711,8 +711,12 @@ class FactsExtractor:
             return
         if isinstance(value, ast.Dict):
             pairs = [(str_value(k), v) for k, v in zip(value.keys, value.values) if k is not None]
+            if any(k is None for k in value.keys):   # `{**base, ...}`: keys not known statically
+                out[prefix + "**"] = ["spread", None]
         elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
             pairs = [(kw.arg, kw.value) for kw in value.keywords if kw.arg]
+            if value.args or any(kw.arg is None for kw in value.keywords):
+                out[prefix + "**"] = ["spread", None]
         elif isinstance(value, ast.Call) and last_name(value.func) in self.result_helpers:
             spec = self.result_helpers[last_name(value.func)]
             names = list(spec.get("positional", []))
@@ -737,10 +741,10 @@ class FactsExtractor:
         kind = self._value_kind(value)
         name = targets[0].id
         if self.result_shapes:
-            if kind[0] == "dict":
-                fn.value_shapes[name] = self._shape(value)
-            else:
-                fn.value_shapes.pop(name, None)
+            shape = self._shape(value) if kind[0] == "dict" else {}
+            if name in fn.value_shapes and fn.value_shapes[name] != shape:
+                shape = {"?": ["other", None]}   # assigned different things on different paths: unknown
+            fn.value_shapes[name] = shape
         if name in fn.value_kinds and fn.value_kinds[name][0] != kind[0]:
             kind = ("other", None, [])
         fn.value_kinds[name] = kind
@@ -842,8 +846,8 @@ class FactsExtractor:
                 if self.want_calls and isinstance(func, ast.Attribute) and func.attr in self.methods \
                         and self._call(sub, func, ctx, returned, function):
                     pass
-                elif self.want_calls and (callee := last_name(func)) is not None and \
-                        (callee in self.functions or callee in self.register_calls):
+                elif self.want_calls and (callee := self.aliases.get(last_name(func) or "", last_name(func))) \
+                        is not None and (callee in self.functions or callee in self.register_calls):
                     if callee in self.functions:
                         self._function_call(sub, callee, ctx, returned, function)
                     else:
@@ -888,9 +892,12 @@ class FactsExtractor:
         if ref and fn is not None and fn.args is not None and "." not in ref and ref in {
                 a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
             return
+        if ref is None and isinstance(target, ast.Lambda):
+            ref = "<lambda>"
         if ref:
             self.facts.registrations.append(RegistrationFact(name=str_value(name_node), target=ref,
-                                                             line=node.lineno, via=via))
+                                                             line=node.lineno, via=via,
+                                                             scope=fn.qualname if fn is not None else None))
 
     def _dispatch_table(self, table: str, value: ast.expr, line: int) -> bool:
         """`TOOLS = {"name": fn, ...}`: every function value is a handler."""
@@ -912,6 +919,9 @@ class FactsExtractor:
         if arg is None and 0 <= position < len(node.args):
             arg = node.args[position]
         has_code = arg is not None and not (isinstance(arg, ast.Constant) and arg.value is None)
+        if arg is None and (any(kw.arg is None for kw in node.keywords)
+                            or any(isinstance(a, ast.Starred) for a in node.args)):
+            has_code = True   # `**options` or `*args` may carry it: no finding without evidence
         code = str_value(arg) if has_code else None
         code_ref = dotted_name(arg) if has_code and code is None else None
         letter = spec.get("type")

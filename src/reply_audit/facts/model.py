@@ -134,6 +134,7 @@ class RegistrationFact:
     line: int
     via: str                   # the register call's name, or the dispatch table's name
     kind: str = "call"         # call | table
+    scope: str | None = None   # the qualname of the function the registration is made in
 
 
 @dataclass(slots=True)
