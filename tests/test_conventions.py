@@ -203,3 +203,117 @@ def test_iar_facts_are_the_same_from_a_pool_and_from_the_cache(tmp_path):
     warm = render_json(scan(IAR_EXAMPLE, profile, jobs=1, cache_dir=tmp_path / "cache"))
     assert one == pooled == warm
     assert '"registrations": [' in one and '"shape": {' in one
+
+
+def _iar_tree(tmp_path, files: dict[str, str]):
+    import textwrap
+
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(textwrap.dedent(text), encoding="utf-8")
+    return scan(tmp_path, load_profile("iar", tmp_path))
+
+
+def test_registrations_never_resolve_to_a_same_named_function_elsewhere(tmp_path):
+    result = _iar_tree(tmp_path, {
+        "util.py": "def dumps(x):\n    return {}\n\ndef local_action(x):\n    return {}\n",
+        "a.py": "class Alpha:\n    def run(self):\n        return {}\n",
+        "reg.py": """
+            import json
+
+            class Zeta:
+                def __init__(self):
+                    registry.register_action("zeta", self.run)
+
+                def run(self):
+                    return {"error": None, "data": {}, "reflection": {}}
+
+            def setup():
+                def local_action(x):
+                    return {}
+                registry.register_action("local", local_action)
+
+            registry.register_action("dumps", json.dumps)
+            registry.register_action("lam", lambda x: {})
+            """})
+    assert [(r["name"], r["handler"]) for r in result.inventory.registrations] == [
+        ("zeta", "reg.py::Zeta.run"), ("local", None), ("dumps", None), ("lam", None)]
+
+
+def test_spreads_and_values_assigned_on_two_paths_are_unknown_not_missing(tmp_path):
+    result = _iar_tree(tmp_path, {"acts.py": """
+        BASE = {"error": None, "data": {}}
+
+        def spread(x):
+            return {**BASE, "reflection": {"status": "ok", "confidence": 0.5, "alignment_check": "pass",
+                                           "potential_issues": []}}
+
+        def branch(x):
+            if x:
+                out = {"oops": 1}
+            else:
+                out = {"error": None, "data": {}, "reflection": {}}
+            return out
+
+        registry.register_action("spread", spread)
+        registry.register_action("branch", branch)
+        """})
+    ev = evaluate(result, select=["RA601"])
+    assert ev.findings == []
+    from reply_audit.results import analyse
+    from reply_audit.rules.base import RuleContext
+
+    verdicts = {r.handler["name"]: [c.verdict for c in r.returns]
+                for r in analyse(RuleContext(result.inventory, result.profile))}
+    assert verdicts == {"spread": ["unknown"], "branch": ["unknown"]}
+
+
+@pytest.mark.parametrize("table,message", [
+    ('[compliance.levels]\nL1 = ["bogus"]\n', "unknown check(s) ['bogus']"),
+    ('[compliance]\norder = ["L0", "L9"]\n', "order names 'L9'"),
+    ('[compliance]\ntarget = "L7"\n', "target 'L7' is not in order"),
+    ('[result]\nrequired_keys = "error"\n', "required_keys must be a list of strings"),
+    ('[result.ranges]\n"reflection.confidence" = [1, 0]\n', "two numbers with low <= high"),
+    ('[result.helpers.mk]\npositionl = ["a"]\n', "unknown key(s) ['positionl']"),
+    ('[migrate.result]\ntemplate = "{bogus}"\n', "is not a valid template"),
+    ('[handlers]\nregister_function_position = "one"\n', "must be an integer"),
+    ('[builder.methods]\nfail = "ERR"\n[builder.functions]\nfail = "ERR"\n', "also a builder method name"),
+])
+def test_bad_result_profiles_are_one_line_errors(tmp_path, table, message):
+    from reply_audit.errors import UserError
+
+    path = tmp_path / "p.toml"
+    path.write_text('extends = "iar"\n' + table, encoding="utf-8")
+    with pytest.raises(UserError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
+        load_profile(str(path))
+
+
+def test_an_extends_cycle_is_a_user_error(tmp_path):
+    from reply_audit.errors import UserError
+
+    (tmp_path / "a.toml").write_text('extends = "b.toml"\n', encoding="utf-8")
+    (tmp_path / "b.toml").write_text('extends = "a.toml"\n', encoding="utf-8")
+    with pytest.raises(UserError, match="extends itself"):
+        load_profile(str(tmp_path / "a.toml"))
+
+
+def test_result_envelope_refuses_rather_than_drops_an_own_line_comment(tmp_path):
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "acts.py").write_text(
+        'def a(x):\n    return {\n        "result": x,\n        # checked below\n'
+        '        "reflection": {"status": "ok"},\n    }\n\n\nregistry.register_action("a", a)\n', encoding="utf-8")
+    runner = CliRunner()
+    out = runner.invoke(app, ["migrate", str(root), "--profile", "iar", "--apply"])
+    assert out.exit_code == 1
+    assert "the rewrite would drop the comment 'checked below': move it out of the dict first" in out.output
+    assert "# checked below" in (root / "acts.py").read_text(encoding="utf-8")
+
+
+def test_result_envelope_reads_a_split_string_key_as_the_scan_does(tmp_path):
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "acts.py").write_text('def a(x):\n    return {"da" "ta": x, "error": None}\n\n\n'
+                                  'registry.register_action("a", a)\n', encoding="utf-8")
+    CliRunner().invoke(app, ["migrate", str(root), "--profile", "iar", "--apply"])
+    assert '"data": x, "reflection"' in (root / "acts.py").read_text(encoding="utf-8")

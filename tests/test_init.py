@@ -39,7 +39,8 @@ def test_init_on_the_canonical_example_finds_handler_and_safety_decorators():
 
 def test_init_finds_reply_functions_envelope_classes_enums_and_dispatch_tables():
     builders = _init(CONVENTIONS / "function_builders")
-    assert 'error_response = { type = "E", code_keyword = "error_code", code_position = -1 }' in builders
+    # the code's keyword and its position are learnt from the calls of an imported function
+    assert 'error_response = { type = "E", code_keyword = "error_code", code_position = 1 }' in builders
     assert 'success_response = { type = "S", code_position = -1 }' in builders
     envelope = _init(CONVENTIONS / "envelope_class")
     assert 'ToolResponse = { type_keyword = "success", type_values = { true = "S", false = "E" }, ' \
@@ -70,3 +71,22 @@ def test_init_write_appends_a_section_that_a_scan_then_uses(tmp_path):
 def test_init_on_a_missing_path_is_a_usage_error(tmp_path):
     result = runner.invoke(app, ["init", str(tmp_path / "nope")])
     assert result.exit_code == 2 and "is not a directory" in result.output
+
+
+def test_init_learns_where_register_calls_take_the_function_and_the_name(tmp_path):
+    (tmp_path / "app.py").write_text(
+        "def search(q):\n    return q\n\n\ndef fetch(u):\n    return u\n\n\n"
+        'registry.register(search, "search")\nregistry.register(fetch, "fetch")\n'
+        'registry.register_key(API_KEY, "k")\n', encoding="utf-8")
+    text = _init(tmp_path)
+    assert 'register_calls = ["register"]' in text          # register_key is handed no function of the tree
+    assert "register_function_position = 0" in text and "register_name_position = 1" in text
+
+
+def test_init_quotes_keys_toml_needs_quoted_and_refuses_an_inline_section(tmp_path):
+    (tmp_path / "server.py").write_text(
+        "@mcp.tool\ndef run(x):\n    return Réponse(success=False, error_code=\"E\")\n", encoding="utf-8")
+    assert '"Réponse" = { type_keyword = "success"' in _init(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool]\nreply-audit = { profile = "canonical" }\n', encoding="utf-8")
+    refused = runner.invoke(app, ["init", str(tmp_path), "--write"])
+    assert refused.exit_code == 2 and "already has a [tool.reply-audit] section" in refused.output

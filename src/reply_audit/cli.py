@@ -119,7 +119,7 @@ def scan(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the report to this file.")] = None,
     profile: Annotated[Optional[str], typer.Option(
         "--profile", help="Built-in profile name or a profile .toml file (default: the repository's "
-                          "[tool.reply-audit] or 'canonical').")] = None,
+                          "\\[tool.reply-audit] or 'canonical').")] = None,
     mapping: Annotated[Optional[list[Path]], typer.Option(
         "--mapping", help="Extra legacy→canonical mapping file (.toml or .csv); repeatable.")] = None,
     select: Annotated[Optional[list[str]], typer.Option(
@@ -315,7 +315,7 @@ def scorecard(
         "--repo-url", help="https://github.com/OWNER/REPO, to link findings to their lines [default: from "
                            "GITHUB_SERVER_URL and GITHUB_REPOSITORY].")] = None,
     profile: Annotated[Optional[str], typer.Option(
-        "--profile", help="Built-in profile name or a profile .toml file [default: the head's [tool.reply-audit] "
+        "--profile", help="Built-in profile name or a profile .toml file [default: the head's \\[tool.reply-audit] "
                           "or 'canonical'].")] = None,
     mapping: Annotated[Optional[list[Path]], typer.Option("--mapping", help="Extra mapping file.")] = None,
     fail_on: Annotated[Optional[FailOn], typer.Option(
@@ -521,7 +521,7 @@ def cache_clear(
 @profile_app.command("show")
 def profile_show(
     name: Annotated[Optional[str], typer.Argument(help="Built-in name or profile file (default: effective).")] = None,
-    path: Annotated[Path, typer.Option("--path", help="Repository whose [tool.reply-audit] is layered on.")] = Path("."),
+    path: Annotated[Path, typer.Option("--path", help="Repository whose \\[tool.reply-audit] is layered on.")] = Path("."),
 ) -> None:
     """Print the effective profile as TOML."""
     from .profile import load_profile
@@ -550,7 +550,7 @@ def init(
     write: Annotated[bool, typer.Option(
         "--write", help="Append the section to PATH/pyproject.toml (refused when it has one already).")] = False,
 ) -> None:
-    """Propose a starter [tool.reply-audit] section from what the code shows (handler decorators, register
+    """Propose a starter \\[tool.reply-audit] section from what the code shows (handler decorators, register
     calls, dispatch tables, reply functions, code Enums, envelope classes, IAR reflections)."""
     from .init import collect, propose, write_section
 

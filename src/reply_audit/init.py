@@ -43,6 +43,8 @@ class Evidence:
     register_at: dict[str, str] = field(default_factory=dict)
     register_positions: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     register_targets: dict[str, set] = field(default_factory=lambda: defaultdict(set))
+    register_name_positions: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
+    register_args: dict[str, list] = field(default_factory=lambda: defaultdict(list))  # (position, name)
     functions: set = field(default_factory=set)   # names of every function defined in the tree
     dispatch_tables: dict[str, str] = field(default_factory=dict)
     builders: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # name -> (letter, code kw, pos)
@@ -53,6 +55,20 @@ class Evidence:
     reflection_returns: int = 0
     canonical_codes: int = 0
     builder_methods: int = 0
+
+
+def _code_like(node: ast.AST) -> bool:
+    """An argument that looks like a code: `ErrorCode.X`, `Codes.X`, or a string such as "NOT_FOUND"."""
+    if isinstance(node, ast.Attribute):
+        return bool(CODE_NAME.search(dotted_name(node) or ""))
+    text = str_value(node)
+    return text is not None and re.fullmatch(r"[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+", text) is not None \
+        and (text.isupper() or text.islower())
+
+
+def _key(name: str) -> str:
+    """NAME as a TOML key: bare when it can be, quoted otherwise."""
+    return name if re.fullmatch(r"[A-Za-z0-9_-]+", name) else '"' + name.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _where(path: str, node: ast.AST) -> str:
@@ -115,25 +131,35 @@ class _Collector:
         keywords = [kw.arg for kw in node.keywords if kw.arg]
         code_keyword = next((k for k in keywords if "code" in k.lower()), "")
         match = BUILDER_NAME.match(name) if isinstance(node.func, ast.Name) else None
+        position = next((i for i, a in enumerate(node.args) if _code_like(a)), -1)
         if match and name not in self.ev.builders:   # a reply function imported from elsewhere
-            self.ev.builders[name] = (KIND_TYPE[match.group("kind").lower()], code_keyword, -1)
+            self.ev.builders[name] = (KIND_TYPE[match.group("kind").lower()], code_keyword, position)
             self.ev.builder_at[name] = _where(self.path, node)
-        elif match and code_keyword and not self.ev.builders[name][1]:
-            self.ev.builders[name] = (self.ev.builders[name][0], code_keyword, self.ev.builders[name][2])
+        elif match and name in self.ev.builder_at and self.ev.builder_at[name].startswith("call:"):
+            pass
+        elif match:
+            letter, keyword, known = self.ev.builders[name]
+            self.ev.builders[name] = (letter, keyword or code_keyword, known if known >= 0 else position)
         if name[:1].isupper() and "success" in keywords:   # ToolResponse(success=..., error=...)
             self.ev.envelope_classes.setdefault(name, _where(self.path, node))
             if code_keyword:
                 self.ev.envelope_codes[name] = code_keyword
         if not name.startswith("register") or len(node.args) < 2:
             return
+        named = next((i for i, a in enumerate(node.args) if str_value(a) is not None), None)
+        seen = False
         for i, arg in enumerate(node.args):
             target = arg.args[0] if isinstance(arg, ast.Call) and arg.args else arg
-            if isinstance(target, (ast.Name, ast.Attribute)) and i > 0:
-                self.ev.register_calls[name] += 1
-                self.ev.register_at.setdefault(name, _where(self.path, node))
-                self.ev.register_positions[name][i] += 1
+            if isinstance(target, (ast.Name, ast.Attribute)):
+                seen = True
+                self.ev.register_positions[name][i] += 0   # known position; scored against functions later
                 self.ev.register_targets[name].add(last_name(target))
-                return
+                self.ev.register_args[name].append((i, last_name(target)))
+        if seen:
+            self.ev.register_calls[name] += 1
+            self.ev.register_at.setdefault(name, _where(self.path, node))
+            if named is not None:
+                self.ev.register_name_positions[name][named] += 1
 
     def _assign(self, node: ast.Assign, functions: set[str]) -> None:
         target = last_name(node.targets[0])
@@ -195,10 +221,15 @@ def propose(ev: Evidence) -> str:
     registers = [name for name, _ in ev.register_calls.most_common() if ev.register_targets[name] & ev.functions]
     if registers:
         top = registers[0]
-        position = ev.register_positions[top].most_common(1)[0][0]
+        # the position that most often holds a function defined in the tree
+        scores = Counter(i for i, target in ev.register_args[top] if target in ev.functions)
+        position = scores.most_common(1)[0][0]
         handler_lines.append(f"register_calls = {_toml_list(registers)}  # " + "; ".join(
             f"{name} called {ev.register_calls[name]} time(s), e.g. {ev.register_at[name]}" for name in registers[:3]))
         handler_lines.append(f"register_function_position = {position}  # where the function is passed to {top}")
+        if ev.register_name_positions[top]:
+            named = ev.register_name_positions[top].most_common(1)[0][0]
+            handler_lines.append(f"register_name_position = {named}  # where its name is passed")
     if ev.dispatch_tables:
         handler_lines.append(f"dispatch_tables = {_toml_list(sorted(ev.dispatch_tables))}  # " + "; ".join(
             f"{name} at {at}" for name, at in sorted(ev.dispatch_tables.items())[:3]))
@@ -209,19 +240,23 @@ def propose(ev: Evidence) -> str:
                   f"enums = {_toml_list(sorted(ev.enums))}  # " + "; ".join(
                       f"{name} at {at}" for name, at in sorted(ev.enums.items())[:3]),
                   "# pattern = '...'  # set it to the spelling of your codes (docs/profiles.md)"]
-    functions = []
+    functions: dict[str, str] = {}
     for name, (letter, keyword, position) in sorted(ev.builders.items()):
         if base == "iar" or ev.builder_methods:   # a builder class is there: replies come from its methods
             break
+        if name in ev.envelope_classes:
+            continue
         spec = f'{{ type = "{letter}"'
-        spec += f', code_keyword = "{keyword}", code_position = {position}' if keyword else ", code_position = -1"
-        functions.append(f"{name} = {spec} }}  # {ev.builder_at[name]}")
+        spec += f', code_keyword = "{keyword}"' if keyword else ""
+        spec += f", code_position = {position}"
+        functions[name] = f"{_key(name)} = {spec} }}  # {ev.builder_at[name]}"
     for name, at in sorted(ev.envelope_classes.items()):
         if base == "iar":
             break
         code = f'code_keyword = "{ev.envelope_codes[name]}", ' if name in ev.envelope_codes else ""
-        functions.append(f'{name} = {{ type_keyword = "success", type_values = {{ true = "S", false = "E" }}, '
-                         f"{code}code_position = -1 }}  # constructed with success=..., {at}")
+        functions[name] = (f'{_key(name)} = {{ type_keyword = "success", type_values = {{ true = "S", false = "E" }}, '
+                           f"{code}code_position = -1 }}  # constructed with success=..., {at}")
+    functions = list(functions.values())
     if functions:
         lines += ["", "[tool.reply-audit.builder.functions]", *functions]
         if not ev.builder_methods:
@@ -243,9 +278,15 @@ def _check(text: str) -> None:
 
 def write_section(root: Path, text: str) -> Path:
     """Append TEXT to ROOT/pyproject.toml (created if missing); refuse when a section is already there."""
+    import tomllib
+
     pyproject = root / "pyproject.toml"
     current = pyproject.read_text(encoding="utf-8") if pyproject.is_file() else ""
-    if re.search(r"^\s*\[tool\.reply-audit[\].]", current, re.MULTILINE):
+    try:
+        existing = tomllib.loads(current)
+    except tomllib.TOMLDecodeError as exc:
+        raise UserError(f"{pyproject} is not valid TOML ({exc}); fix it before adding a section") from None
+    if "reply-audit" in existing.get("tool", {}):
         raise UserError(f"{pyproject} already has a [tool.reply-audit] section; edit it, or print a proposal "
                         "with `reply-audit init` (without --write) and merge by hand")
     separator = "" if not current or current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")

@@ -353,6 +353,7 @@ def _validate(data: dict[str, Any], origin: str) -> None:
             raise UserError(f"{origin}: [builder.forbidden_methods] {method} = {target!r} is not a builder method")
     _validate_functions(data, origin, letters)
     _validate_handlers(data, origin)
+    _validate_results(data, origin)
     _validate_migrate(data, origin, compiled, letters)
 
 
@@ -377,16 +378,126 @@ def _validate_functions(data: dict[str, Any], origin: str, letters: list[str]) -
         if not isinstance(values, dict) or any(v not in letters for v in values.values()):
             raise UserError(f"{where}: type_values must map literal values (true, false, \"x\") to type letters "
                             f"{letters}")
+        for key in ("type_keyword", "code_keyword"):
+            if key in spec and not isinstance(spec[key], str):
+                raise UserError(f"{where}: {key} must be a string")
         if not isinstance(spec.get("code_position", 0), int) or isinstance(spec.get("code_position", 0), bool):
             raise UserError(f"{where}: code_position must be an integer (-1: never positional)")
 
 
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _expect(table: dict[str, Any], where: str, origin: str, lists: tuple[str, ...] = (),
+            strings: tuple[str, ...] = (), integers: tuple[str, ...] = (), tables: tuple[str, ...] = ()) -> None:
+    """Type checks of one table's keys: a wrong type is a one-line error naming the key."""
+    if not isinstance(table, dict):
+        raise UserError(f"{origin}: [{where}] must be a table")
+    for key in lists:
+        if key in table and not _strings(table[key]):
+            raise UserError(f"{origin}: [{where}] {key} must be a list of strings")
+    for key in strings:
+        if key in table and not isinstance(table[key], str):
+            raise UserError(f"{origin}: [{where}] {key} must be a string")
+    for key in integers:
+        if key in table and not _integer(table[key]):
+            raise UserError(f"{origin}: [{where}] {key} must be an integer")
+    for key in tables:
+        if key in table and not isinstance(table[key], dict):
+            raise UserError(f"{origin}: [{where}] {key} must be a table")
+
+
 def _validate_handlers(data: dict[str, Any], origin: str) -> None:
-    handlers = data.get("handlers", {})
-    for key in ("decorators", "register_calls", "dispatch_tables", "register_function_keywords"):
-        value = handlers.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise UserError(f"{origin}: [handlers] {key} must be a list of strings")
+    _expect(data.get("handlers", {}), "handlers", origin,
+            lists=("decorators", "register_calls", "dispatch_tables", "register_function_keywords"),
+            strings=("safety_decorator",), integers=("register_name_position", "register_function_position"))
+    _expect(data.get("codes", {}), "codes", origin, lists=("enums",), strings=("format", "pattern"),
+            integers=("number_min", "number_max"))
+    builder = data.get("builder", {})
+    _expect(builder, "builder", origin, lists=("code_required", "receiver_names", "reply_classes"),
+            strings=("code_keyword",), integers=("code_position", "min_methods"), tables=("functions",))
+    letters = data.get("types", {}).get("letters", [])
+    bad = [t for t in builder.get("code_required", []) if t not in letters]
+    if bad:
+        raise UserError(f"{origin}: [builder] code_required has unknown type letter(s) {bad}; known: {letters}")
+    clash = sorted(set(builder.get("functions", {})) & (set(builder.get("methods", {}))
+                                                         | set(builder.get("forbidden_methods", {}))))
+    if clash:
+        raise UserError(f"{origin}: [builder.functions] {', '.join(clash)} is also a builder method name; a "
+                        "name is either a function or a method")
+
+
+def _validate_results(data: dict[str, Any], origin: str) -> None:
+    from .results import CHECKS
+
+    result = data.get("result", {})
+    _expect(result, "result", origin, lists=("required_keys", "builders", "required_nested", "error_object_keys"),
+            strings=("error_key", "error_code_key"), tables=("values", "ranges", "helpers"))
+    for key, allowed in result.get("values", {}).items():
+        if not isinstance(allowed, list):
+            raise UserError(f"{origin}: [result.values] {key} must be a list of allowed values")
+    for key, bounds in result.get("ranges", {}).items():
+        if not (isinstance(bounds, list) and len(bounds) == 2 and all(
+                isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds) and bounds[0] <= bounds[1]):
+            raise UserError(f"{origin}: [result.ranges] {key} must be [low, high], two numbers with low <= high")
+    for name, helper in result.get("helpers", {}).items():
+        where = f"result.helpers.{name}"
+        if not isinstance(helper, dict):
+            raise UserError(f"{origin}: [{where}] must be a table")
+        unknown = sorted(set(helper) - {"positional", "keywords", "fills"})
+        if unknown:
+            raise UserError(f"{origin}: [{where}] unknown key(s) {unknown}; known: fills, keywords, positional")
+        _expect(helper, where, origin, lists=("positional",), tables=("keywords", "fills"))
+        if not all(isinstance(v, str) for v in helper.get("keywords", {}).values()):
+            raise UserError(f"{origin}: [{where}] keywords must map keyword names to result keys (strings)")
+    compliance = data.get("compliance", {})
+    _expect(compliance, "compliance", origin, lists=("order",), strings=("target",), tables=("levels",))
+    order = compliance.get("order", [])
+    levels = compliance.get("levels", {})
+    for name in order:
+        if name not in levels:
+            raise UserError(f"{origin}: [compliance] order names {name!r}, which [compliance.levels] does not define")
+    for name, checks in levels.items():
+        if name not in order:
+            raise UserError(f"{origin}: [compliance.levels] {name} is not in [compliance] order {order}")
+        if not _strings(checks):
+            raise UserError(f"{origin}: [compliance.levels] {name} must be a list of check names")
+        bad = [c for c in checks if c not in CHECKS and not (c.startswith("has:") and len(c) > 4)]
+        if bad:
+            known = ", ".join(k for k in CHECKS if k != "has:KEY")
+            raise UserError(f"{origin}: [compliance.levels] {name} names unknown check(s) {bad}; known: {known}, "
+                            "has:KEY")
+    target = compliance.get("target", "")
+    if target and target not in order:
+        raise UserError(f"{origin}: [compliance] target {target!r} is not in order {order}")
+    _validate_result_templates(data.get("migrate", {}).get("result", {}), origin)
+
+
+def _validate_result_templates(table: dict[str, Any], origin: str) -> None:
+    """[migrate.result] templates must fill in to Python expressions."""
+    import ast
+
+    _expect(table, "migrate.result", origin, lists=("imports", "status_keys", "failure_values"),
+            strings=("template", "default_reflection", "error_object"))
+    samples = {"template": {"error": "None", "data": "{}", "reflection": "{}"},
+               "default_reflection": {"status": "ok"}, "error_object": {"message": "'m'"}}
+    for key, fields in samples.items():
+        text = table.get(key, "")
+        if not text:
+            continue
+        try:
+            ast.parse(text.format(**fields), mode="eval")
+        except (KeyError, IndexError, ValueError) as exc:
+            raise UserError(f"{origin}: [migrate.result] {key} is not a valid template (fields: "
+                            f"{', '.join('{' + f + '}' for f in fields)}): {exc}") from None
+        except SyntaxError as exc:
+            raise UserError(f"{origin}: [migrate.result] {key} does not fill in to a Python expression: "
+                            f"{exc.msg}") from None
 
 
 def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[str], letters: list[str]) -> None:
@@ -421,7 +532,7 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
             raise UserError(f"{origin}: [migrate] {key} must be a list of strings")
 
 
-def _resolve_base(spec: str, relative_to: Path | None) -> tuple[dict[str, Any], str]:
+def _resolve_base(spec: str, relative_to: Path | None, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
     """A profile named by a built-in name or a path to a TOML file (which may extend another)."""
     looks_like_path = spec.endswith(".toml") or "/" in spec or "\\" in spec
     if not looks_like_path:
@@ -429,13 +540,18 @@ def _resolve_base(spec: str, relative_to: Path | None) -> tuple[dict[str, Any], 
     path = Path(spec)
     if relative_to is not None and not path.is_absolute():
         path = relative_to / path
+    key = str(path.resolve())
+    if key in seen:
+        raise UserError(f"profile file {str(path)!r} extends itself (through {len(seen)} file(s)): "
+                        "break the `extends` cycle")
+    seen = (*seen, key)
     raw = _load_file(path)
     parent = raw.pop("extends", None)
     if isinstance(raw.get("profile"), str):  # `profile = "canonical"` also names the base
         parent = parent or raw.pop("profile")
     if not isinstance(parent or DEFAULT_PROFILE, str):
         raise UserError(f"profile file {str(path)!r}: `extends` must name a profile")
-    base, _ = _resolve_base(parent or DEFAULT_PROFILE, path.parent)
+    base, _ = _resolve_base(parent or DEFAULT_PROFILE, path.parent, seen)
     origin = f"profile file {str(path)!r}"
     _check_keys(base, raw, origin)
     return merge(base, raw), str(path)

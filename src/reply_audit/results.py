@@ -106,9 +106,15 @@ class ResultJudge:
         line = record["line"]
         if callee and callee.rsplit(".", 1)[-1] in self.builders:
             return ReturnCheck(line, HELPER, record=record)
+        if "?" in shape:
+            return ReturnCheck(line, UNKNOWN, record=record)
         if kind in ("dict",) or shape:
             keys = set(record.get("keys") or []) | {p for p in shape if "." not in p}
             missing = [k for k in self.required if k not in keys]
+            if missing and "**" in shape:   # a spread may bring them
+                check = ReturnCheck(line, UNKNOWN, record=record)
+                self._problems(shape, check)
+                return check
             verdict = ENVELOPE if not missing else (PARTIAL if len(missing) < len(self.required) else MISSING)
             check = ReturnCheck(line, verdict, missing, record=record)
             self._problems(shape, check)
@@ -125,7 +131,7 @@ class ResultJudge:
             if present is None or present[0] != "dict":   # a helper call fills what its signature does not show
                 continue
             missing = [p[len(head) + 1:] for p in self.nested if p.startswith(head + ".") and p not in shape]
-            if missing:
+            if missing and f"{head}.**" not in shape:
                 check.problems.append(Problem("nested-missing", head, f"{head} lacks {', '.join(missing)}"))
         for path, allowed in self.values.items():
             value = shape.get(path)
@@ -153,7 +159,7 @@ class ResultJudge:
         elif error[0] == "dict":
             prefix = self.error_key + "."
             missing = [k for k in self.error_keys if prefix + k not in shape]
-            if missing:
+            if missing and prefix + "**" not in shape:
                 check.problems.append(Problem("error-object", self.error_key,
                                               f"{self.error_key} object lacks {', '.join(missing)}"))
             code = shape.get(prefix + self.code_key)

@@ -22,9 +22,24 @@ def _is_text(node: cst.BaseExpression) -> bool:
 
 
 def _key(element) -> str | None:
-    if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-        return element.key.evaluated_value
+    if isinstance(element, cst.DictElement) and isinstance(element.key, (cst.SimpleString, cst.ConcatenatedString)):
+        value = element.key.evaluated_value
+        return value if isinstance(value, str) else None
     return None
+
+
+class _Comments(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found: list[str] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.found.append(node.value.lstrip("#").strip())
+
+
+def _comments(node: cst.CSTNode) -> list[str]:
+    visitor = _Comments()
+    node.visit(visitor)
+    return visitor.found
 
 
 def _comment(ws) -> str | None:
@@ -123,9 +138,29 @@ class WrapResult(Edit):
             new = cst.parse_expression(self.template.format(error=error, data=data, reflection=reflection))
         except (cst.ParserSyntaxError, KeyError, IndexError, ValueError) as exc:
             raise Refused(f"[migrate.result] template does not give an expression: {exc}") from None
+        kept = _comments(new) + moved
+        for comment in _comments(value):
+            if comment in kept:
+                kept.remove(comment)
+            else:
+                raise Refused(f"the rewrite would drop the comment {comment!r}: move it out of the dict first")
         if markers or moved:
             ctx.comment_statement(" # ".join([*moved, *markers]))
         return updated.with_changes(value=new.with_changes(lpar=value.lpar, rpar=value.rpar))
+
+
+def _template_lacks(template: str, required: list[str]) -> list[str]:
+    """Required keys a dict-literal template does not write (none for a helper-call template)."""
+    import ast
+
+    try:
+        tree = ast.parse(template.format(error="None", data="{}", reflection="{}"), mode="eval").body
+    except (SyntaxError, KeyError, IndexError, ValueError):
+        return []
+    if not isinstance(tree, ast.Dict):
+        return []
+    keys = {k.value for k in tree.keys if isinstance(k, ast.Constant)}
+    return [k for k in required if k not in keys]
 
 
 class ResultEnvelope(Codemod):
@@ -212,6 +247,10 @@ registry.register_action("ping", ping)
         nested = list(result.get("required_nested", []))
         reflection_key = nested[0].split(".", 1)[0] if nested else "reflection"
         data_key = next((k for k in required if k not in (error_key, reflection_key)), "data")
+        missing = _template_lacks(template, required)
+        if missing:
+            return Skip(f"[migrate.result] template gives no {', '.join(missing)}: the result would still lack "
+                        "them; extend the template")
         span = (ret["line"], ret["col"], ret["end_line"], ret["end_col"])
         handler = subject["handler"]
         shape = ret.get("shape") or {}

@@ -189,6 +189,8 @@ class RegistryReader:
                 continue
             if not isinstance(target, ast.Name):
                 continue
+            if members and target.id.startswith("_") and target.id.endswith("_"):
+                continue   # Enum settings such as `_ignore_`, not members
             found: CodeDef | None = None
             if members:   # an Enum whose members are the codes: the string value, else the member name
                 found = CodeDef(code=str_value(value) or target.id, line=value.lineno)

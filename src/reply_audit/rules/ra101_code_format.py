@@ -28,6 +28,7 @@ class Codes:
             for c in reg["codes"]:
                 parts = ctx.profile.parse_code(c["code"])
                 if parts is None or not ctx.profile.number_valid(parts):
+                    ranged = " with NNN in range" if "number" in ctx.profile.code_re.groupindex else ""
                     yield self.finding(reg["path"], c["line"], f"{c['code']} is not "
-                                       f"{ctx.profile.section('codes').get('format')} with NNN in range",
+                                       f"{ctx.profile.section('codes').get('format')}{ranged}",
                                        key=c["code"])
