@@ -414,7 +414,8 @@ def _expect(table: dict[str, Any], where: str, origin: str, lists: tuple[str, ..
 
 def _validate_handlers(data: dict[str, Any], origin: str) -> None:
     _expect(data.get("handlers", {}), "handlers", origin,
-            lists=("decorators", "register_calls", "dispatch_tables", "register_function_keywords"),
+            lists=("decorators", "register_calls", "dispatch_tables", "register_function_keywords",
+                   "register_name_keywords"),
             strings=("safety_decorator",), integers=("register_name_position", "register_function_position"))
     _expect(data.get("codes", {}), "codes", origin, lists=("enums",), strings=("format", "pattern"),
             integers=("number_min", "number_max"))

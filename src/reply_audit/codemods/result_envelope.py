@@ -7,7 +7,6 @@ from dataclasses import dataclass
 import libcst as cst
 
 from .base import Codemod, Edit, Example, Refused, Skip, Target
-from .dict_returns import _has_comment
 
 REFLECTION_MARKER = "reply-audit: default-reflection"
 CODE_MARKER = "reply-audit: default-code"
@@ -63,7 +62,7 @@ def _without(value: cst.Dict, kept: list, moved: list[str]) -> cst.Dict:
         rbrace = rbrace.with_changes(whitespace_before=rbrace.whitespace_before.with_changes(
             first_line=cst.TrailingWhitespace()))
     tail = kept[-1]
-    if isinstance(tail.comma, cst.Comma) and _has_comment(tail.comma.whitespace_after):
+    if isinstance(tail.comma, cst.Comma) and _comment(tail.comma.whitespace_after):
         closing = rbrace.whitespace_before
         ws = tail.comma.whitespace_after
         if isinstance(closing, cst.ParenthesizedWhitespace):
@@ -239,7 +238,7 @@ registry.register_action("ping", ping)
             if ret["kind"] == "dict":
                 what = "a dict through a variable or dict(...)"
             return Skip(f"the action returns {what}: build the result by hand")
-        if "**" in ret.get("key_values", {}):
+        if "**" in (ret.get("shape") or {}):
             return Skip("the dict has a ** spread: decide by hand which keys are data")
         result = profile.section("result")
         required = list(result.get("required_keys", []))

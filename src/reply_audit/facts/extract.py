@@ -159,30 +159,30 @@ def _top_calls(body: list[ast.stmt]) -> dict[str, list]:
     return out
 
 
-def _literal_kind(node: ast.AST) -> str:
-    if isinstance(node, ast.Constant):
-        if node.value is True:
-            return "true"
-        if node.value is False:
-            return "false"
-        if node.value is None:
-            return "none"
-        if isinstance(node.value, str):
-            return "str"
-    return "other"
+def _literal_kind(node: ast.expr) -> str:
+    """true | false | none | str | other: the kind of literal a value is (for flags and type keywords)."""
+    kind, value = _describe(node)
+    if kind == "bool":
+        return "true" if value else "false"
+    return kind if kind in ("none", "str") else "other"
+
+
+def _dict_pairs(value: ast.expr | None) -> tuple[list[tuple[str | None, ast.expr]], bool] | None:
+    """The (key, value) pairs of a `{...}` or `dict(...)` (a key None when not a literal string) and whether
+    it has keys not known statically (`**spread`, `dict(base, ...)`); None for anything else."""
+    if isinstance(value, ast.Dict):
+        return ([(str_value(k), v) for k, v in zip(value.keys, value.values) if k is not None],
+                any(k is None for k in value.keys))
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
+        return ([(kw.arg, kw.value) for kw in value.keywords if kw.arg],
+                bool(value.args) or any(kw.arg is None for kw in value.keywords))
+    return None
 
 
 def _key_values(value: ast.expr | None) -> dict[str, str]:
     """For a returned `{...}` or `dict(...)`: each literal key and what kind of value it holds."""
-    if isinstance(value, ast.Dict):
-        pairs = [(str_value(k), v) for k, v in zip(value.keys, value.values) if k is not None]
-        if any(k is None for k in value.keys):   # a `**spread`: its keys are unknown
-            pairs.append(("**", value))
-    elif isinstance(value, ast.Call):
-        pairs = [(kw.arg, kw.value) for kw in value.keywords if kw.arg]
-    else:
-        return {}
-    return {k: _literal_kind(v) for k, v in pairs if k is not None}
+    found = _dict_pairs(value)
+    return {k: _literal_kind(v) for k, v in found[0] if k is not None} if found else {}
 
 
 def _describe(node: ast.expr) -> list:
@@ -352,6 +352,7 @@ class FactsExtractor:
         self.register_name_position = int(handlers.get("register_name_position", 0))
         self.register_function_position = int(handlers.get("register_function_position", 1))
         self.register_function_keywords = frozenset(handlers.get("register_function_keywords", []))
+        self.register_name_keywords = frozenset(handlers.get("register_name_keywords", []))
         self.dispatch_tables = frozenset(handlers.get("dispatch_tables", []))
         # Undecorated functions may be handlers when a registration elsewhere names them.
         self.candidates = bool(self.register_calls or self.dispatch_tables)
@@ -709,13 +710,10 @@ class FactsExtractor:
     def _shape_into(self, value: ast.expr, prefix: str, out: dict[str, list], depth: int) -> None:
         if depth > 3:
             return
-        if isinstance(value, ast.Dict):
-            pairs = [(str_value(k), v) for k, v in zip(value.keys, value.values) if k is not None]
-            if any(k is None for k in value.keys):   # `{**base, ...}`: keys not known statically
-                out[prefix + "**"] = ["spread", None]
-        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict":
-            pairs = [(kw.arg, kw.value) for kw in value.keywords if kw.arg]
-            if value.args or any(kw.arg is None for kw in value.keywords):
+        found = _dict_pairs(value)
+        if found is not None:
+            pairs, spread = found
+            if spread:   # `{**base, ...}`: keys not known statically
                 out[prefix + "**"] = ["spread", None]
         elif isinstance(value, ast.Call) and last_name(value.func) in self.result_helpers:
             spec = self.result_helpers[last_name(value.func)]
@@ -752,13 +750,12 @@ class FactsExtractor:
     def _value_kind(self, value: ast.expr | None) -> tuple[str, int | None, list[str]]:
         if value is None or (isinstance(value, ast.Constant) and value.value is None):
             return "none", None, []
-        if isinstance(value, ast.Dict):
-            return "dict", None, [k for k in (str_value(k) for k in value.keys if k is not None) if k is not None]
+        if isinstance(value, ast.Call) and id(value) in self.call_ids:
+            return "call", self.call_ids[id(value)], []
+        pairs = _dict_pairs(value)
+        if pairs is not None:
+            return "dict", None, [k for k, _ in pairs[0] if k is not None]
         if isinstance(value, ast.Call):
-            if id(value) in self.call_ids:
-                return "call", self.call_ids[id(value)], []
-            if isinstance(value.func, ast.Name) and value.func.id == "dict":
-                return "dict", None, [kw.arg for kw in value.keywords if kw.arg]
             if last_name(value.func) in self.reply_classes:
                 return "reply", None, []
         return "other", None, []
@@ -800,11 +797,8 @@ class FactsExtractor:
         span = None if value is None else [value.lineno, value.col_offset, value.end_lineno or value.lineno,
                                            value.end_col_offset or value.col_offset]
         code_value = None
-        if literal and isinstance(value, ast.Dict):
-            code_value = next((str_value(v) for k, v in zip(value.keys, value.values)
-                               if k is not None and str_value(k) == self.code_keyword), None)
-        elif literal and isinstance(value, ast.Call):
-            code_value = next((str_value(kw.value) for kw in value.keywords if kw.arg == self.code_keyword), None)
+        if literal:
+            code_value = next((str_value(v) for k, v in _dict_pairs(value)[0] if k == self.code_keyword), None)
         fn.handler.returns.append(ReturnFact(line=stmt.lineno, kind=kind, call=call, keys=keys, code=code_value,
                                              in_except=ctx.except_kind is not None, except_kind=ctx.except_kind,
                                              col=stmt.col_offset, end_line=stmt.end_lineno or stmt.lineno,
@@ -882,7 +876,7 @@ class FactsExtractor:
         name_node = node.args[self.register_name_position] \
             if 0 <= self.register_name_position < len(node.args) else None
         for kw in node.keywords:
-            if kw.arg in ("name", "action_name", "tool_name", "action_type"):
+            if kw.arg in self.register_name_keywords:
                 name_node = kw.value
         for _ in range(3):
             if isinstance(target, ast.Call) and target.args and not isinstance(target.func, ast.Call):
@@ -910,20 +904,27 @@ class FactsExtractor:
                                                                  via=table, kind="table"))
         return True
 
+    @staticmethod
+    def _code_argument(node: ast.Call, keyword: str, position: int) -> tuple[str | None, str | None, bool]:
+        """(literal code, `Codes.X` reference, whether a code is passed) of a reply call, the code being the
+        KEYWORD argument or the one at POSITION (-1: never positional)."""
+        arg = next((kw.value for kw in reversed(node.keywords) if kw.arg == keyword), None)
+        if arg is None and 0 <= position < len(node.args):
+            arg = node.args[position]
+        if arg is None:   # `**options` or `*args` may carry it: no finding without evidence
+            has_code = any(kw.arg is None for kw in node.keywords) or any(isinstance(a, ast.Starred)
+                                                                           for a in node.args)
+            return None, None, has_code
+        if isinstance(arg, ast.Constant) and arg.value is None:
+            return None, None, False
+        code = str_value(arg)
+        return code, dotted_name(arg) if code is None else None, True
+
     def _function_call(self, node: ast.Call, name: str, ctx: _Ctx, returned: set[int] | None,
                        function: str | None) -> None:
         """`error_response("...", error_code=ErrorCode.X)`: a reply built by a function ([builder.functions])."""
         spec = self.functions[name]
-        arg = next((kw.value for kw in node.keywords if kw.arg == spec["code_keyword"]), None)
-        position = int(spec["code_position"])
-        if arg is None and 0 <= position < len(node.args):
-            arg = node.args[position]
-        has_code = arg is not None and not (isinstance(arg, ast.Constant) and arg.value is None)
-        if arg is None and (any(kw.arg is None for kw in node.keywords)
-                            or any(isinstance(a, ast.Starred) for a in node.args)):
-            has_code = True   # `**options` or `*args` may carry it: no finding without evidence
-        code = str_value(arg) if has_code else None
-        code_ref = dotted_name(arg) if has_code and code is None else None
+        code, code_ref, has_code = self._code_argument(node, spec["code_keyword"], int(spec["code_position"]))
         letter = spec.get("type")
         keyword = spec.get("type_keyword")
         if keyword:
@@ -941,29 +942,15 @@ class FactsExtractor:
         if receiver is None:
             return False
         text, binding, kind = receiver
-        code = code_ref = None
-        arg = None
-        for kw in node.keywords:
-            if kw.arg == self.code_keyword:
-                arg = kw.value
-        message = next((str_value(kw.value) for kw in node.keywords if kw.arg in self.message_attrs), None)
-        if arg is None and len(node.args) > self.code_position:
-            arg = node.args[self.code_position]
-        if arg is not None:
-            code = str_value(arg)
-            if code is None:
-                code_ref = dotted_name(arg)
+        code, code_ref, has_code = self._code_argument(node, self.code_keyword, self.code_position)
         self._record_call(node, ctx, returned, function, receiver=text, binding=binding, kind=kind,
-                          method=func.attr, code=code, code_ref=code_ref, message=message,
-                          has_code=arg is not None and not (isinstance(arg, ast.Constant) and arg.value is None))
+                          method=func.attr, code=code, code_ref=code_ref, has_code=has_code)
         return True
 
     def _record_call(self, node: ast.Call, ctx: _Ctx, returned: set[int] | None, function: str | None, *,
                      receiver: str, binding: str | None, kind: str, method: str, code: str | None,
-                     code_ref: str | None, message: str | None = None, reply_type: str | None = None,
-                     has_code: bool = True) -> None:
-        if message is None:
-            message = next((str_value(kw.value) for kw in node.keywords if kw.arg in self.message_attrs), None)
+                     code_ref: str | None, reply_type: str | None = None, has_code: bool = True) -> None:
+        message = next((str_value(kw.value) for kw in node.keywords if kw.arg in self.message_attrs), None)
         fn = ctx.function
         self.call_ids[id(node)] = len(self.facts.calls)
         self.facts.calls.append(CallFact(
