@@ -99,6 +99,8 @@ class Inventory:
     canonical_codes: set[str] = field(default_factory=set)
     test_files: set[str] = field(default_factory=set)
     legacy_code_set: set[str] = field(default_factory=set)
+    result_checks: list[Any] | None = None   # results.analyse(), computed on first use
+    result_judge: Any = None
 
 
 def _role_matches(path: str, name: str, patterns: list[str]) -> bool:
@@ -359,11 +361,7 @@ class IndexBuilder:
             elif len(parts) > 1 and (original in imp.names or imp.module == original
                                      or imp.module.split(".")[-1] == original or
                                      imp.module == ".".join(parts[:-1])):
-                module = imp.module if imp.names == [] else imp.module
-                names = imp.names if imp.names else []
-                files = self.modules.resolve(f.path, module, imp.level, names) if names else \
-                    self.modules.resolve(f.path, ".".join(parts[:-1]) if imp.module == ".".join(parts[:-1])
-                                         else imp.module, imp.level, [])
+                files = self.modules.resolve(f.path, imp.module, imp.level, imp.names)
                 for path in files:
                     for qual in (".".join(parts[1:]), last):
                         if qual in by_file.get(path, {}):

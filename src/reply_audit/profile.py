@@ -352,7 +352,7 @@ def _validate(data: dict[str, Any], origin: str) -> None:
         if target not in methods:
             raise UserError(f"{origin}: [builder.forbidden_methods] {method} = {target!r} is not a builder method")
     _validate_functions(data, origin, letters)
-    _validate_handlers(data, origin)
+    _validate_key_types(data, origin)
     _validate_results(data, origin)
     _validate_migrate(data, origin, compiled, letters)
 
@@ -393,26 +393,28 @@ def _integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _expect(table: dict[str, Any], where: str, origin: str, lists: tuple[str, ...] = (),
-            strings: tuple[str, ...] = (), integers: tuple[str, ...] = (), tables: tuple[str, ...] = ()) -> None:
-    """Type checks of one table's keys: a wrong type is a one-line error naming the key."""
+_TYPE_CHECKS = {
+    "lists": (_strings, "a list of strings"),
+    "strings": (lambda v: isinstance(v, str), "a string"),
+    "integers": (_integer, "an integer"),
+    "tables": (lambda v: isinstance(v, dict), "a table"),
+}
+
+
+def _expect(table: dict[str, Any], where: str, origin: str, **keys: tuple[str, ...]) -> None:
+    """Type checks of one table's keys, by kind (lists=, strings=, integers=, tables=): a wrong type is a
+    one-line error naming the key."""
     if not isinstance(table, dict):
         raise UserError(f"{origin}: [{where}] must be a table")
-    for key in lists:
-        if key in table and not _strings(table[key]):
-            raise UserError(f"{origin}: [{where}] {key} must be a list of strings")
-    for key in strings:
-        if key in table and not isinstance(table[key], str):
-            raise UserError(f"{origin}: [{where}] {key} must be a string")
-    for key in integers:
-        if key in table and not _integer(table[key]):
-            raise UserError(f"{origin}: [{where}] {key} must be an integer")
-    for key in tables:
-        if key in table and not isinstance(table[key], dict):
-            raise UserError(f"{origin}: [{where}] {key} must be a table")
+    for kind, names in keys.items():
+        check, what = _TYPE_CHECKS[kind]
+        for key in names:
+            if key in table and not check(table[key]):
+                raise UserError(f"{origin}: [{where}] {key} must be {what}")
 
 
-def _validate_handlers(data: dict[str, Any], origin: str) -> None:
+def _validate_key_types(data: dict[str, Any], origin: str) -> None:
+    """Types of the keys of [handlers], [codes] and [builder]."""
     _expect(data.get("handlers", {}), "handlers", origin,
             lists=("decorators", "register_calls", "dispatch_tables", "register_function_keywords",
                    "register_name_keywords"),

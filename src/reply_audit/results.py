@@ -52,6 +52,7 @@ class ReturnCheck:
     missing: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     record: dict[str, Any] = field(default_factory=dict, repr=False)
+    error_shape: str | None = None   # none | object | bare_string | other; None when the return has no error key
 
 
 @dataclass
@@ -153,7 +154,9 @@ class ResultJudge:
         error = shape.get(self.error_key)
         if error is None:
             return
+        check.error_shape = "none" if error[0] == "none" else "object" if error[0] == "dict" else "other"
         if error[0] in ("str", "fstring") or (error[0] == "call" and error[1] in ("str", "repr", "format")):
+            check.error_shape = "bare_string"
             check.problems.append(Problem("bare-error", self.error_key, f"{self.error_key} is a bare string, "
                                           f"not an object with {', '.join(self.error_keys) or 'a code'}"))
         elif error[0] == "dict":
@@ -227,14 +230,13 @@ class ResultJudge:
 def analyse(ctx) -> list[HandlerResult]:
     """Every product handler's results (memoized on the rule context's inventory)."""
     inv = ctx.inventory
-    cached = getattr(inv, "_results", None)
-    if cached is not None:
-        return cached
+    if inv.result_checks is not None:
+        return inv.result_checks
     out: list[HandlerResult] = []
     if enabled(ctx.profile):
-        judge = ResultJudge(ctx.profile)
-        out = [judge.judge(h) for h in inv.handlers if not ctx.is_test(h["path"])]
-    inv._results = out
+        inv.result_judge = ResultJudge(ctx.profile)
+        out = [inv.result_judge.judge(h) for h in inv.handlers if not ctx.is_test(h["path"])]
+    inv.result_checks = out
     return out
 
 
@@ -244,7 +246,7 @@ def summary(ctx) -> dict[str, Any]:
     analysed = analyse(ctx)
     if not analysed:
         return {}
-    judge = ResultJudge(ctx.profile)
+    judge = ctx.inventory.result_judge
     actions = []
     verdicts: dict[str, int] = {v: 0 for v in (ENVELOPE, HELPER, PARTIAL, MISSING, UNKNOWN)}
     errors = {"none": 0, "object": 0, "bare_string": 0, "other": 0}
@@ -254,11 +256,8 @@ def summary(ctx) -> dict[str, Any]:
         h = res.handler
         for r in res.returns:
             verdicts[r.verdict] += 1
-            error = (r.record.get("shape") or {}).get(judge.error_key)
-            if error is not None:
-                kind = "none" if error[0] == "none" else "object" if error[0] == "dict" else \
-                    "bare_string" if any(p.kind == "bare-error" for p in r.problems) else "other"
-                errors[kind] += 1
+            if r.error_shape is not None:
+                errors[r.error_shape] += 1
         levels[res.level or "below"] += 1
         actions.append({
             "path": h["path"], "line": h["line"], "function": h["qualname"],

@@ -48,8 +48,15 @@ class ScanResult:
 
 
 SUPPRESSION = re.compile(r"#\s*reply-audit:\s*ignore(?:\[([A-Za-z0-9_, ]*)\])?")
-# Markers left by `reply-audit migrate` for a human to act on (RA310 reports them).
-MARKER = re.compile(r"#\s*reply-audit:\s*(default-code|default-reflection)\b")
+# Markers `reply-audit migrate` leaves for a human to act on (RA310, RA608 report them), and how they read.
+DEFAULT_CODE = "default-code"
+DEFAULT_REFLECTION = "default-reflection"
+MARKER = re.compile(r"#\s*reply-audit:\s*(" + DEFAULT_CODE + "|" + DEFAULT_REFLECTION + r")\b")
+
+
+def marker_comment(name: str) -> str:
+    """The comment text (without `#`) that marks a line with NAME."""
+    return f"reply-audit: {name}"
 PRECOMMIT_FILES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
 
 

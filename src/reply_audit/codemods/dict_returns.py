@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from ..rules._snippets import BUILDER, CODES
+from ..scan import DEFAULT_CODE, marker_comment
 from .base import Codemod, Edit, Example, Refused, Skip, Target
 
-MARKER = "reply-audit: default-code"
+MARKER = marker_comment(DEFAULT_CODE)
 _BUILTINS = frozenset(dir(builtins))
 
 

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..scan import DEFAULT_CODE, DEFAULT_REFLECTION, marker_comment
 from .base import Codemod, Edit, Example, Refused, Skip, Target
 
-REFLECTION_MARKER = "reply-audit: default-reflection"
-CODE_MARKER = "reply-audit: default-code"
+REFLECTION_MARKER = marker_comment(DEFAULT_REFLECTION)
+CODE_MARKER = marker_comment(DEFAULT_CODE)
 _PROFILE = '[tool.reply-audit]\nprofile = "iar"\n'
 
 

@@ -111,9 +111,8 @@ def _result_requirements(ctx, n: dict[str, int]) -> list[Requirement]:
     analysed = analyse(ctx)
     if not analysed:
         return []
-    error_key = str(ctx.profile.section("result").get("error_key", "error"))
     judged = [r for res in analysed for r in res.returns if r.verdict != UNKNOWN]
-    errors = [r for r in judged if (r.record.get("shape") or {}).get(error_key, ["none"])[0] != "none"]
+    errors = [r for r in judged if r.error_shape not in (None, "none")]
     bad_errors = sum(1 for r in errors if any(p.kind in ("bare-error", "error-object", "error-code")
                                               for p in r.problems))
     order = list(ctx.profile.section("compliance").get("order", []))

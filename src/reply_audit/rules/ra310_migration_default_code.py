@@ -1,5 +1,6 @@
 """RA310: a reply code that `reply-audit migrate` chose by default, waiting for a human decision."""
 
+from ..scan import DEFAULT_CODE
 from ._snippets import tree
 from .base import Example, Rule
 
@@ -27,7 +28,7 @@ def f(rb: ReplyBuilder):
             for line in {c["line"], c["end_line"]}:
                 calls.setdefault((c["path"], line), c)
         for m in ctx.inventory.markers:
-            if m["marker"] != "default-code" or ctx.is_test(m["path"]):
+            if m["marker"] != DEFAULT_CODE or ctx.is_test(m["path"]):
                 continue
             call = calls.get((m["path"], m["line"]))
             what = f"{call['receiver']}.{call['method']}({call['code']!r})" if call else "this reply"
