@@ -41,8 +41,6 @@ class Evidence:
     decorator_at: dict[str, str] = field(default_factory=dict)
     register_calls: Counter = field(default_factory=Counter)
     register_at: dict[str, str] = field(default_factory=dict)
-    register_positions: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
-    register_targets: dict[str, set] = field(default_factory=lambda: defaultdict(set))
     register_name_positions: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
     register_args: dict[str, list] = field(default_factory=lambda: defaultdict(list))  # (position, name)
     functions: set = field(default_factory=set)   # names of every function defined in the tree
@@ -135,8 +133,6 @@ class _Collector:
         if match and name not in self.ev.builders:   # a reply function imported from elsewhere
             self.ev.builders[name] = (KIND_TYPE[match.group("kind").lower()], code_keyword, position)
             self.ev.builder_at[name] = _where(self.path, node)
-        elif match and name in self.ev.builder_at and self.ev.builder_at[name].startswith("call:"):
-            pass
         elif match:
             letter, keyword, known = self.ev.builders[name]
             self.ev.builders[name] = (letter, keyword or code_keyword, known if known >= 0 else position)
@@ -152,8 +148,6 @@ class _Collector:
             target = arg.args[0] if isinstance(arg, ast.Call) and arg.args else arg
             if isinstance(target, (ast.Name, ast.Attribute)):
                 seen = True
-                self.ev.register_positions[name][i] += 0   # known position; scored against functions later
-                self.ev.register_targets[name].add(last_name(target))
                 self.ev.register_args[name].append((i, last_name(target)))
         if seen:
             self.ev.register_calls[name] += 1
@@ -218,7 +212,7 @@ def propose(ev: Evidence) -> str:
     elif base == "iar":
         handler_lines.append("decorators = []  # no handler-like decorator found")
     # a register call counts when it is handed functions defined in the tree (not API keys or plugins' names)
-    registers = [name for name, _ in ev.register_calls.most_common() if ev.register_targets[name] & ev.functions]
+    registers = [name for name, _ in ev.register_calls.most_common() if any(target in ev.functions for _, target in ev.register_args[name])]
     if registers:
         top = registers[0]
         # the position that most often holds a function defined in the tree
