@@ -62,7 +62,6 @@ class MigrateResult:
     converged: bool = True
     wrote: bool = False                                            # write() ran: only written files count
     codemods: list[Codemod] = field(default_factory=list)
-    final: ScanResult | None = None
 
     @property
     def changed(self) -> list[str]:
@@ -157,7 +156,6 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> Migrat
         if edit.key in applied_keys:  # a codemod bug: its rewrite did not remove what it was meant to
             out.refused.append(Refusal(edit.codemod, edit.path, edit.first_line,
                                        "rewritten, but the finding is still there: please report this"))
-    out.final = current
     for path in list(out.sources):
         if out.sources[path] == out.originals.get(path):
             del out.sources[path]

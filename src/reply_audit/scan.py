@@ -1,7 +1,7 @@
 """The scan pipeline: discover files, extract facts per file, index them.
 
-`facts_for_file` is the unit of work (one file in, one plain `FileFacts`
-out), so it can later run in a pool or come from a cache; `scan` strings the
+`facts_for_source` is the unit of work (one file's bytes in, one plain
+`FileFacts` out), so it runs in a pool or comes from a cache (`workers`); `scan` strings the
 steps together and never stops on one bad file: a file that cannot be read
 or parsed becomes an `unparseable` entry with a line and a reason.
 """
@@ -57,12 +57,9 @@ MARKER = re.compile(r"#\s*reply-audit:\s*(" + DEFAULT_CODE + "|" + DEFAULT_REFLE
 def marker_comment(name: str) -> str:
     """The comment text (without `#`) that marks a line with NAME."""
     return f"reply-audit: {name}"
+
+
 PRECOMMIT_FILES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
-
-
-def suppressions_of(source: bytes) -> dict[str, list[str]]:
-    """`# reply-audit: ignore[RA101, RA303]` on a line (or alone on the line above it)."""
-    return comment_directives(source)[0]
 
 
 def comment_directives(source: bytes) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -136,13 +133,10 @@ def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: Facts
                          problem=ParseProblem(1, 0, "nested too deeply to analyse"))
 
 
-def facts_for_file(root: Path, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
-    try:
-        source = (root / rel).read_bytes()
-    except OSError as exc:
-        return FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")), parser="none",
-                         problem=ParseProblem(1, 0, f"cannot read file: {exc.strerror or exc}"))
-    return facts_for_source(source, rel, profile, extractor)
+def unreadable_facts(rel: str, profile: Profile, exc: OSError) -> FileFacts:
+    """The facts of a file that could not be read: a problem entry, never an exception."""
+    return FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")), parser="none",
+                     problem=ParseProblem(1, 0, f"cannot read file: {exc.strerror or exc}"))
 
 
 def load_mappings(root: Path, profile: Profile, extra: list[Path]) -> tuple[list[MappingFact], list[str]]:

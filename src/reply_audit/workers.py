@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cache import FactsCache, key_of
-from .discovery import is_test_path
 from .facts.extract import FactsExtractor
-from .facts.model import FileFacts, ParseProblem
+from .facts.model import FileFacts
 from .profile import Profile
 
 AUTO_POOL_MIN_FILES = 64   # with the default number of jobs, fewer files than this are not worth a pool
@@ -61,7 +60,7 @@ def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
 def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None = None,
                 cache: FactsCache | None = None, start_method: str | None = None,
                 ) -> tuple[list[FileFacts], ExtractStats]:
-    from .scan import facts_for_source
+    from .scan import facts_for_source, unreadable_facts
 
     stats = ExtractStats(files=len(rels))
     out: dict[str, FileFacts] = {}
@@ -70,9 +69,7 @@ def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None 
         try:
             source = (root / rel).read_bytes()
         except OSError as exc:
-            out[rel] = FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")),
-                                 parser="none", problem=ParseProblem(1, 0, f"cannot read file: "
-                                                                           f"{exc.strerror or exc}"))
+            out[rel] = unreadable_facts(rel, profile, exc)
             continue
         key = key_of(rel, source) if cache is not None else ""
         hit = cache.get(key) if cache is not None else None
