@@ -23,11 +23,18 @@ def _init(path) -> str:
     return result.stdout
 
 
+HEADER = ("# Written by `reply-audit init` from what it found in the code; check each key, then run\n"
+          "# `reply-audit scan`. docs/profiles.md explains every key.\n[tool.reply-audit]\n")
+
+
 def test_init_on_the_iar_example_proposes_the_iar_profile_and_register_calls():
-    text = _init(REPO / "examples" / "iar_actions")
-    assert 'profile = "iar"  # 13 returned dicts carry a "reflection"' in text
-    assert 'register_calls = ["register_action"]' in text
-    assert "register_function_position = 1" in text
+    assert _init(REPO / "examples" / "iar_actions") == HEADER + (
+        'profile = "iar"  # 13 returned dicts carry a "reflection", 0 strings look like LAYER-AREA-TYPE-NNN codes\n'
+        "\n[tool.reply-audit.handlers]\n"
+        "decorators = []  # no handler-like decorator found\n"
+        'register_calls = ["register_action"]  # register_action called 10 time(s), e.g. arche_lite/engine.py:8\n'
+        "register_function_position = 1  # where the function is passed to register_action\n"
+        "register_name_position = 0  # where its name is passed\n")
 
 
 def test_init_on_the_canonical_example_finds_handler_and_safety_decorators():
@@ -38,10 +45,17 @@ def test_init_on_the_canonical_example_finds_handler_and_safety_decorators():
 
 
 def test_init_finds_reply_functions_envelope_classes_enums_and_dispatch_tables():
-    builders = _init(CONVENTIONS / "function_builders")
     # the code's keyword and its position are learnt from the calls of an imported function
-    assert 'error_response = { type = "E", code_keyword = "error_code", code_position = 1 }' in builders
-    assert 'success_response = { type = "S", code_position = -1 }' in builders
+    assert _init(CONVENTIONS / "function_builders") == HEADER + (
+        'profile = "canonical"  # 0 returned dicts carry a "reflection", 0 strings look like LAYER-AREA-TYPE-NNN '
+        "codes\n\n[tool.reply-audit.handlers]\n"
+        'decorators = ["server.tool"]  # server.tool on 1 function(s), e.g. server.py:7\n'
+        'safety_decorator = ""  # none found; name yours to have RA308 check it\n'
+        "\n[tool.reply-audit.builder.functions]\n"
+        'error_response = { type = "E", code_keyword = "error_code", code_position = 1 }  # server.py:9\n'
+        'success_response = { type = "S", code_position = -1 }  # server.py:16\n'
+        "\n[tool.reply-audit.builder]\n"
+        'code_required = ["E"]  # replies built by functions; success replies usually carry no code\n')
     envelope = _init(CONVENTIONS / "envelope_class")
     assert 'ToolResponse = { type_keyword = "success", type_values = { true = "S", false = "E" }, ' \
            'code_keyword = "error_code", code_position = -1 }' in envelope
