@@ -152,10 +152,14 @@ def test_the_comment_renders_as_github_would_show_it(repo):
     commit(repo, {"server.py": FIX_ONE_BREAK_ONE}, "change")
     text = card(repo, "--base", base, "--repo-url", "https://github.com/o/r").stdout
     assert text.startswith(MARKER + "\n### ❌ Reply compliance gets worse: 1 new finding (1 at or above high)")
+    table = text[text.index("| severity | base | head | Δ |"):].split("\n\n")[0].splitlines()
+    assert table == ["| severity | base | head | Δ |", "| --- | ---: | ---: | ---: |", "| 🔴 critical | 1 | 0 | -1 |",
+                     "| 🟠 high | 2 | 2 | 0 |", "| 🟡 medium | 1 | 1 | 0 |", "| ⚪ low | 0 | 0 | 0 |",
+                     "| **total** | **4** | **3** | **-1** |"]
     html = cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)
     assert html.startswith(MARKER)                                     # a comment: nothing shows
     assert html.count("<table>") == 4        # severities, scorecard changes, head findings, scorecard
-    assert "<th>severity</th>" in html and '<td align="right">+1</td>' not in html
+    assert "<th>severity</th>" in html and '<td align="right">-1</td>' in html   # numbers right-aligned
     assert len(re.findall(r"<details><summary>", html)) == 2 and "open" not in html.split("<details>")[1][:10]
     head_sha = git(repo, "rev-parse", "HEAD")
     assert f'<a href="https://github.com/o/r/blob/{head_sha}/server.py#L16"><code>server.py:16</code></a>' in html
