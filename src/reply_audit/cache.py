@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 
 from . import __version__
+from .safe_write import WriteRefused, replace
 from .facts.model import FileFacts
 
 SCHEMA = "reply-audit-cache/1"
@@ -55,14 +54,11 @@ class FactsCache:
         if not self.writable:
             return
         target = self._path(key)
+        data = json.dumps({"schema": SCHEMA, "key": key, "facts": facts.to_dict()}, separators=(",", ":"))
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".", suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"schema": SCHEMA, "key": key, "facts": facts.to_dict()}, handle,
-                          separators=(",", ":"))
-            os.replace(tmp, target)
-        except OSError:
+            replace(target, data.encode("utf-8"), 0o600, durable=False)
+        except (OSError, WriteRefused):
             self.writable = False   # read-only tree or full disk: scan on without a cache
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -96,20 +95,17 @@ def write_output(text: str | bytes, out: Path | None) -> None:
         return
     if out.is_dir():
         raise UserError(f"--out {str(out)!r} is a directory; name a file")
-    tmp = None
+    from .safe_write import WriteRefused, replace
+
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, out)
+        replace(out, data, 0o666 & ~umask, durable=False)
     except OSError as exc:
-        if tmp:
-            Path(tmp).unlink(missing_ok=True)
         raise UserError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
+    except WriteRefused as exc:
+        raise UserError(f"cannot write {str(out)!r}: {exc.reason.removeprefix('cannot write: ')}") from None
 
 
 @app.command()
@@ -327,7 +323,7 @@ def scorecard(
     from .gitrev import prefix_of, resolve
     from .profile import load_profile
     from .report.pr_comment import render_annotations, render_comment, render_json
-    from .rules.base import at_least
+    from .engine import failing
 
     try:
         if not base:
@@ -353,8 +349,7 @@ def scorecard(
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
-    blocking = level != "none" and any(at_least(f.severity, level) for f in delta.introduced)
-    raise typer.Exit(EXIT_FINDINGS if blocking else EXIT_OK)
+    raise typer.Exit(EXIT_FINDINGS if failing(delta.introduced, level) else EXIT_OK)
 
 
 def _list_or_explain(kind: str, name: str | None, format: str, items, find, explain, table, markdown) -> None:

@@ -12,7 +12,6 @@ findings at base and three at head make one introduced.
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -66,7 +65,7 @@ class Delta:
 
 
 def _key(f: Finding) -> tuple[str, str, str]:
-    return f.rule, f.path, re.sub(r"\s+", " ", f.key).strip()
+    return f.rule, f.path, f.normal_key
 
 
 def compare(base: Side, head: Side, prefix: str = "") -> Delta:

@@ -107,9 +107,14 @@ def evaluate(result: ScanResult, select: list[str] | None = None, ignore: list[s
     return out
 
 
-def exit_code(evaluation: Evaluation, fail_on: str) -> int:
+def failing(findings: list[Finding], fail_on: str) -> list[Finding]:
+    """The findings at or above FAIL_ON (none when it is "none"): what makes a run exit 1."""
     if fail_on == "none":
-        return EXIT_OK
+        return []
     from .rules.base import at_least
 
-    return EXIT_FINDINGS if any(at_least(f.severity, fail_on) for f in evaluation.findings) else EXIT_OK
+    return [f for f in findings if at_least(f.severity, fail_on)]
+
+
+def exit_code(evaluation: Evaluation, fail_on: str) -> int:
+    return EXIT_FINDINGS if failing(evaluation.findings, fail_on) else EXIT_OK

@@ -47,15 +47,17 @@ def check(root: Path, rel: str, expected: bytes) -> int:
     return stat.S_IMODE(info.st_mode)
 
 
-def replace(path: Path, data: bytes, mode: int) -> None:
-    """Atomically replace PATH with DATA, giving it MODE."""
+def replace(path: Path, data: bytes, mode: int, durable: bool = True) -> None:
+    """Atomically replace PATH with DATA, giving it MODE; DURABLE: on disk before the rename (fsync).
+    The temporary file never outlives a failure."""
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".reply-audit.tmp")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except OSError as exc:

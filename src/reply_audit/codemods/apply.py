@@ -173,14 +173,10 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
     try:
         module = cst.parse_module(source)
     except Exception as exc:  # libcst's ParserSyntaxError and friends
-        outcome.problem = f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}"
-        outcome.refused = [(e, outcome.problem) for e in edits]
-        return outcome
+        return _refuse(outcome, edits, f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}")
     if module.bytes != source:
         # libcst would change bytes nobody asked to change (e.g. the last `\r` of a file with old Mac endings)
-        outcome.problem = "libcst cannot reproduce this file byte for byte: not rewritten"
-        outcome.refused = [(e, outcome.problem) for e in edits]
-        return outcome
+        return _refuse(outcome, edits, "libcst cannot reproduce this file byte for byte: not rewritten")
     pending = list(edits)
     new = module
     for _ in range(MAX_RETRIES):

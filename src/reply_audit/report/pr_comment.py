@@ -16,7 +16,8 @@ from typing import Any
 
 from .. import __version__
 from ..delta import Delta, counts
-from ..rules.base import SEVERITIES, Finding, at_least
+from ..engine import failing
+from ..rules.base import SEVERITIES, Finding
 
 MARKER = "<!-- reply-audit-scorecard -->"
 GITHUB_LIMIT = 65536
@@ -27,7 +28,7 @@ SCHEMA = "reply-audit-scorecard/1"
 def verdict(delta: Delta, fail_on: str) -> tuple[str, str]:
     """(short word, headline) of what the PR does to reply compliance."""
     new, gone = len(delta.introduced), len(delta.resolved)
-    blocking = [f for f in delta.introduced if fail_on != "none" and at_least(f.severity, fail_on)]
+    blocking = failing(delta.introduced, fail_on)
     if blocking:
         return "worse", f"❌ Reply compliance gets worse: {new} new finding{'s' * (new != 1)} " \
                         f"({len(blocking)} at or above {fail_on})" + (f", {gone} resolved" if gone else "")

@@ -55,10 +55,14 @@ class Finding:
     subject: Any = field(default=None, repr=False, compare=False)  # the inventory record it is about
 
     @property
+    def normal_key(self) -> str:
+        """The key with its whitespace normalized (a reformatted line is the same finding)."""
+        return re.sub(r"\s+", " ", self.key).strip()
+
+    @property
     def fingerprint(self) -> str:
         """Stable across line shifts: rule, path, enclosing function and the finding's key."""
-        normal = re.sub(r"\s+", " ", self.key).strip()
-        blob = "\x1f".join((self.rule, self.path, self.function or "", normal))
+        blob = "\x1f".join((self.rule, self.path, self.function or "", self.normal_key))
         return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
 
     def to_dict(self) -> dict[str, Any]:
