@@ -36,7 +36,8 @@ def test_codemod_example(tmp_path, codemod, index, example):
     assert result.refused == []
     expected = {**before, **{p: textwrap.dedent(s) for p, s in example.after_tree().items()}}
     assert read_tree(tmp_path) == expected
-    assert {a.codemod for a in result.applied} == {codemod.name}
+    assert {a.codemod for a in result.applied} == ({codemod.name} if example.after else set())
+    assert [s.reason for s in result.skipped if s.codemod == codemod.name] == list(example.skipped)
     again = run(tmp_path, [codemod.name])
     assert (again.changed, again.applied) == ([], [])
     assert read_tree(tmp_path) == expected

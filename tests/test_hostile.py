@@ -91,8 +91,13 @@ FALLBACK_ON_311 = {
 
 
 def build_corpus(root: Path, outside: Path) -> None:
-    write_tree(root, {"builder.py": BUILDER, "codes.py": CODES, "server.py": '''
+    write_tree(root, {"builder.py": BUILDER.replace("def __init__(self):", "def __init__(self, tool=None):"),
+                      "codes.py": CODES, "server.py": '''
         from builder import ReplyBuilder
+
+
+        def mcp_safe_tool(func):
+            return func
 
 
         @mcp.tool()

@@ -136,8 +136,7 @@ def count(n):
         {"codemod": "forbidden-methods", "description": "rb.info() -> success()", "line": 4, "pass": 1,
          "rules": ["RA203"]}]}]
     assert [(s["codemod"], s["rule"], s["line"], s["reason"]) for s in doc["skipped"]] == [
-        ("dict-returns", "RA306", 10, "the dict is returned through a variable: build the reply where the dict is "
-                                      "made")]
+        ("dict-returns", "RA306", 10, "MCP-SYS-I-001 is not in the canonical registry")]
 
 
 # ------------------------------------------------------------------ safe writes
@@ -259,13 +258,14 @@ JANUARY_AFTER = '''
 """Tools, as they were before any reply system: raw dicts everywhere."""
 from pathlib import Path
 from .safety import mcp_safe_tool, ReplyBuilder, get_current_trace_info
+from .reply import Reply
 
 mcp = FastMCP("notes")
 
 
 @mcp.tool()
 @mcp_safe_tool
-def notes_close(force: bool = False) -> dict:
+def notes_close(force: bool = False) -> Reply:
     """
     Close the store.
 
@@ -281,20 +281,51 @@ def notes_close(force: bool = False) -> dict:
         if force: return rb.success("WA-WRITE-S-001", data={"forced": True})  # fast path
         return (
             rb.success("WA-WRITE-S-001", data={
-                "message": "closed",   # shown to the agent
-            })
+                   # shown to the agent
+            }, message="closed")
         )
     except Exception as e:
-        return rb.error("MCP-SYS-E-001", data={
-            "error": str(e),
-        })  # reply-audit: default-code
+        return rb.error("MCP-SYS-E-001", data={}, message=str(e))  # reply-audit: default-code
 
 
 @mcp.tool()
-@mcp_safe_tool
 def notes_find(pattern: str) -> dict:
     rb = 0
     return {"error": "not yet"}
+'''
+JANUARY_SAFETY = '''
+"""The reply core the team adopted: a strict wrapper and a builder that needs the wrapper's trace."""
+from .reply import Reply
+
+
+def get_current_trace_info():
+    return "trace"
+
+
+def mcp_safe_tool(func):
+    def wrapper(*args, **kwargs):
+        result = func(*args, **kwargs)
+        if not isinstance(result, Reply):
+            return Reply.error(code="MCP-SYS-E-003", message="not a Reply")
+        return result
+    return wrapper
+
+
+class ReplyBuilder:
+    def __init__(self, trace_info, tool: str, layer: str = "MCP"):
+        self.trace_info, self.tool = trace_info, tool
+
+    def success(self, code: str, data: dict, message: str | None = None) -> Reply:
+        return Reply.success(code=code, message=message or "", data=data)
+
+    def invalid(self, code: str, data: dict, message: str | None = None) -> Reply:
+        return Reply.invalid(code=code, message=message or "", data=data)
+
+    def denied(self, code: str, data: dict, message: str | None = None) -> Reply:
+        return Reply.denied(code=code, message=message or "", data=data)
+
+    def error(self, code: str, data: dict, message: str | None = None) -> Reply:
+        return Reply.error(code=code, message=message or "", data=data)
 '''
 JANUARY_PROFILE = '''
 [tool.reply-audit.migrate]
@@ -312,17 +343,19 @@ def test_dict_returns_on_a_codebase_without_builder_or_wrapper(tmp_path):
     """The January pattern: configured builder and imports, docstring and `global` first, one-line ifs,
     parenthesized returns, comments inside the dict; a handler whose `rb` is taken is reported."""
     root = write_tree(tmp_path, {"tools/server.py": JANUARY, "pyproject.toml": JANUARY_PROFILE,
+                                 "tools/safety.py": JANUARY_SAFETY,
                                  "tools.toml": '[tools.notes_close]\nsuccess = "WA-WRITE-S-001"\n'})
     doc = json.loads(cli("migrate", root, "--apply", "-f", "json").stdout)
     assert (root / "tools" / "server.py").read_text() == textwrap.dedent(JANUARY_AFTER)
+    taken = "'rb' already names something else in notes_find: set [migrate] builder_name / builder_setup"
+    # the wrapper turns raw results into Errors: notes_find, which cannot be converted, is not wrapped either
     assert [(s["codemod"], s["line"], s["reason"]) for s in doc["skipped"]] == [
-        ("dict-returns", 40, "'rb' already names something else in notes_find: set [migrate] builder_name / "
-                             "builder_setup")]
+        ("safety-wrapper", 35, taken), ("dict-returns", 38, taken)]
     again = cli("migrate", root, "--check")
     assert again.exit_code == 0
     result = scan(root, load_profile(None, root))
     rules = sorted((f.rule, f.line, f.fixable) for f in evaluate(result).findings if f.rule.startswith("RA3"))
-    assert rules == [("RA306", 40, False), ("RA310", 33, False)]
+    assert rules == [("RA306", 38, False), ("RA308", 35, False), ("RA310", 32, False)]
 
 
 # ------------------------------------------------------------------ one detection logic, end to end
@@ -363,7 +396,8 @@ def test_the_example_migrates_cleanly_and_its_tests_still_pass(tmp_path):
 
 
 DICT_TREE = {"builder.py": BUILDER.replace("def __init__(self):", "def __init__(self, tool=None):"),
-             "codes.py": CODES + '    MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001")\n'}
+             "codes.py": CODES + '    MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001")\n',
+             "safety.py": "def mcp_safe_tool(func):\n    return func\n"}
 
 
 @pytest.mark.parametrize("returned,expected", [
@@ -377,20 +411,24 @@ DICT_TREE = {"builder.py": BUILDER.replace("def __init__(self):", "def __init__(
     ("dict(rows=[], ok=True)", 'rb.success("MCP-SYS-S-001", data=dict(rows=[]))'),
 ])
 def test_dict_shapes(tmp_path, returned, expected):
-    server = f"from builder import ReplyBuilder\n\n\n@mcp.tool()\ndef h(base):\n    return {returned}\n"
+    server = f"from builder import ReplyBuilder\nfrom safety import mcp_safe_tool\n\n\n@mcp.tool()\ndef h(base):\n" \
+             f"    return {returned}\n"
     write_tree(tmp_path, {**DICT_TREE, "server.py": server})
     assert cli("migrate", tmp_path, "--apply", "--select", "dict-returns").exit_code == 0
     lines = (tmp_path / "server.py").read_text().splitlines()
-    assert lines[5:] == ['    rb = ReplyBuilder(tool="h")',
+    assert lines[5:] == ["@mcp_safe_tool", "def h(base):", '    rb = ReplyBuilder(tool="h")',
                          f"    return {expected}  # reply-audit: default-code"]
 
 
 @pytest.mark.parametrize("returned,reason", [
-    ('{"success": result.ok, "n": 1}', "the success flag 'success' is not a literal True/False: decide by hand"),
+    ('{"success": True, "error": "it broke"}', "the success flag says True but 'error' says it failed"),
     ('{"success": True, "ok": False}', "the success flags disagree"),
+    ('{"success": result.ok, "n": 1}', "ReplyBuilder's methods declare no return type: the handler's annotation "
+                                       "and the run-time check cannot name the reply class"),
 ])
 def test_dict_shapes_left_to_a_human(tmp_path, returned, reason):
-    server = f"@mcp.tool()\ndef h(result):\n    return {returned}\n"
+    server = f"from builder import ReplyBuilder\nfrom safety import mcp_safe_tool\n\n@mcp.tool()\ndef h(result):\n" \
+             f"    return {returned}\n"
     write_tree(tmp_path, {**DICT_TREE, "server.py": server})
     doc = json.loads(cli("migrate", tmp_path, "-f", "json", "--select", "dict-returns").stdout)
     assert doc["files"] == [] and [s["reason"] for s in doc["skipped"]] == [reason]
@@ -405,7 +443,8 @@ def test_dict_shapes_left_to_a_human(tmp_path, returned, reason):
      "'ReplyBuilder' already names something else in a"),
 ])
 def test_dict_returns_never_shadow_a_name(tmp_path, server, reason):
-    write_tree(tmp_path, {**DICT_TREE, "server.py": "from builder import ReplyBuilder\n" + server})
+    write_tree(tmp_path, {**DICT_TREE, "server.py": "from builder import ReplyBuilder\nfrom safety import mcp_safe_tool\n"
+                                                    + server})
     doc = json.loads(cli("migrate", tmp_path, "-f", "json", "--select", "dict-returns").stdout)
     assert doc["files"] == [] and {s["reason"].split(":")[0] for s in doc["skipped"]} == {reason}
 
@@ -554,7 +593,7 @@ def test_a_linked_file_is_not_fixable_its_target_is(tmp_path):
 
 
 def test_a_comment_on_a_dropped_flag_is_kept():
-    from reply_audit.codemods.dict_returns import _drop
+    from reply_audit.codemods.convert import _drop
 
     def rewrite(src):
         node = cst.parse_expression(src)

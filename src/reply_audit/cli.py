@@ -208,6 +208,11 @@ def migrate(
     check: Annotated[bool, typer.Option("--check", help="Exit 1 when anything would change.")] = False,
     allow_dirty: Annotated[bool, typer.Option(
         "--allow-dirty", help="With --apply, also rewrite files that have uncommitted changes in git.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="With --apply, also rewrite read-only files.")] = False,
+    resume: Annotated[bool, typer.Option(
+        "--resume", help="Finish a `migrate --apply` that was interrupted (its journal is in PATH).")] = False,
+    rollback: Annotated[bool, typer.Option(
+        "--rollback", help="Undo a `migrate --apply` that was interrupted (its journal is in PATH).")] = False,
     format: Annotated[MigrateFormat, typer.Option("--format", "-f", help="diff (unified diff on stdout) or json.")]
     = MigrateFormat.diff,
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the diff or JSON to this file.")] = None,
@@ -230,10 +235,12 @@ def migrate(
             raise UserError("--apply and --check exclude each other: --check only reports")
         chosen = select_codemods(_split(select), phase)
         root_dir = path if path.is_dir() else path.parent
+        if _settle_journal(root_dir, apply, resume, rollback):
+            raise typer.Exit(EXIT_OK)
         effective = load_profile(profile, root_dir)
         result = run_migrate(run_scan(path, effective, list(mapping or []), display_root=path.as_posix()), chosen)
         if apply:
-            write(result, allow_dirty=allow_dirty)
+            write(result, allow_dirty=allow_dirty, force=force)
         display = path.as_posix()
         if format is MigrateFormat.json:
             write_output(render_json(result, apply, display), out)
@@ -246,6 +253,35 @@ def migrate(
     if result.refused or (check and result.changed):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
+
+
+def _settle_journal(root: Path, apply: bool, resume: bool, rollback: bool) -> bool:
+    """Deal with the journal of an interrupted `--apply` in ROOT: finish or undo it (True: done, nothing
+    else to do), refuse to write over it, or warn in a dry run."""
+    from .journal import FOLDER, Journal
+
+    if resume and rollback:
+        raise UserError("--resume and --rollback exclude each other")
+    journal = Journal.find(root)
+    if journal is None:
+        if resume or rollback:
+            raise UserError(f"no interrupted migrate to {'resume' if resume else 'roll back'} in {str(root)!r}")
+        return False
+    if resume or rollback:
+        done = journal.resume() if resume else journal.rollback()
+        verb = "finished" if resume else "rolled back"
+        typer.echo(f"{root.as_posix()}: {verb} the interrupted migrate: {len(done.written)} file(s) written, "
+                   f"{len(done.unchanged)} already done", err=True)
+        if done.conflicts:
+            raise UserError(f"changed since the interrupted run, left alone: {', '.join(done.conflicts)} "
+                            f"(the journal stays in {FOLDER})")
+        return True
+    message = (f"an interrupted `migrate --apply` left its journal in {(root / FOLDER).as_posix()} "
+               f"({len(journal.entries)} file(s)): run with --resume to finish it or --rollback to undo it")
+    if apply:
+        raise UserError(message)
+    typer.echo(f"reply-audit: warning: {message}", err=True)
+    return False
 
 
 @app.command()

@@ -421,12 +421,12 @@ class IndexBuilder:
                                     "kind": kind, "keys": r.keys,
                                     "in_except": r.in_except, "except_kind": r.except_kind, "literal": r.literal,
                                     "value_span": r.value_span, "key_values": r.key_values, "code": r.code,
-                                    "shape": r.shape, "callee": r.callee})
+                                    "shape": r.shape, "callee": r.callee, "texts": r.texts})
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,
                     "end_line": h.end_line, "first_line": h.first_line, "inline_body": h.inline_body, "local_names": h.local_names,
-                    "top_calls": h.top_calls, "registered": registered,
+                    "top_calls": h.top_calls, "registered": registered, "annotation": h.annotation,
                 })
         canonical = self.profile.builder_methods
         forbidden = self.profile.forbidden_methods

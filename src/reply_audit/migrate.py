@@ -22,9 +22,12 @@ from pathlib import Path
 from .codemods import all_codemods
 from .codemods.apply import rewrite_source
 from .codemods.base import Codemod, Edit
+from .codemods.context import PlanContext
 from .codemods.planner import Skipped, choose, plan
 from .engine import evaluate
 from .errors import UserError
+from .facts.model import WrapperFact
+from .journal import Journal, stale_temporaries
 from .safe_write import WriteRefused, check, replace
 from .scan import ScanResult, rescan
 
@@ -62,6 +65,9 @@ class MigrateResult:
     converged: bool = True
     wrote: bool = False                                            # write() ran: only written files count
     codemods: list[Codemod] = field(default_factory=list)
+    folders: set[str] = field(default_factory=set)                 # folders of the scanned files (relative)
+    removed_temporaries: list[str] = field(default_factory=list)  # stale temporaries of an interrupted run
+    wrapper: WrapperFact | None = None                             # what the safety decorator does with raw dicts
 
     @property
     def changed(self) -> list[str]:
@@ -108,7 +114,11 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> Migrat
     """Rewrite RESULT's tree in memory until no selected codemod finds anything more to fix."""
     chosen = list(codemods if codemods is not None else all_codemods())
     order = {c.name: i for i, c in enumerate(all_codemods())}
-    out = MigrateResult(root=result.root, codemods=chosen)
+    out = MigrateResult(root=result.root, codemods=chosen,
+                        folders={str(Path(f.path).parent) for f in result.files})
+    context = PlanContext(result)
+    if context.safety_decorator and {"safety-wrapper", "dict-returns"} & {c.name for c in chosen}:
+        out.wrapper = context.wrapper
     gave_up: set[tuple] = set()
     applied_keys: set[tuple] = set()
     current = result
@@ -212,8 +222,10 @@ def dirty_files(root: Path, paths: list[str]) -> list[str]:
     return sorted(p for p in paths if p in dirty)
 
 
-def write(result: MigrateResult, allow_dirty: bool = False) -> None:
-    """Write every changed file atomically; refuse on uncommitted changes unless ALLOW_DIRTY."""
+def write(result: MigrateResult, allow_dirty: bool = False, force: bool = False) -> None:
+    """Write every changed file atomically; refuse on uncommitted changes unless ALLOW_DIRTY, and read-only
+    files unless FORCE. Several files are written under a journal (`journal`): a run killed in the middle is
+    finished or undone by the next one, and one that fails in the middle is undone at once."""
     paths = result.changed
     result.wrote = True
     if not allow_dirty:
@@ -221,19 +233,45 @@ def write(result: MigrateResult, allow_dirty: bool = False) -> None:
         if dirty:
             shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
             raise UserError(f"uncommitted changes in {shown}: commit or stash them first, or pass --allow-dirty")
+    for stale in stale_temporaries({result.root / folder for folder in result.folders}):
+        try:
+            stale.unlink()
+            result.removed_temporaries.append(stale.relative_to(result.root).as_posix())
+        except OSError:
+            continue
     ready: list[tuple[str, int]] = []
     for path in paths:  # every check before the first write: a refusal never leaves the run half-done
         try:
-            ready.append((path, check(result.root, path, result.originals[path])))
+            ready.append((path, check(result.root, path, result.originals[path], force=force)))
         except WriteRefused as exc:
             _not_written(result, path, exc.reason)
+    journal = None
+    if len(ready) > 1:
+        try:
+            journal = Journal.begin(result.root, [(p, result.originals[p], result.sources[p], m) for p, m in ready])
+        except (OSError, WriteRefused) as exc:
+            reason = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or str(exc)
+            for path, _mode in ready:
+                _not_written(result, path, f"the journal cannot be written ({reason})")
+            return
     for path, mode in ready:
         try:
             replace(result.root / path, result.sources[path], mode)
         except WriteRefused as exc:
+            if journal is not None:   # undo what this run wrote: the tree is as it was
+                journal.rollback()
+                for done in result.written:
+                    _not_written(result, done, f"undone, because {path} could not be written ({exc.reason})")
+                result.written.clear()
             _not_written(result, path, exc.reason)
+            if journal is not None:
+                for rest, _mode in ready[ready.index((path, mode)) + 1:]:
+                    _not_written(result, rest, f"{path} could not be written ({exc.reason})")
+                return
             continue
         result.written.append(path)
+    if journal is not None:
+        journal.finish()
 
 
 def _not_written(result: MigrateResult, path: str, reason: str) -> None:

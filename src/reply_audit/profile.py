@@ -184,6 +184,11 @@ class Profile:
     def is_code(self, text: str) -> bool:
         return self.code_re.match(text) is not None
 
+    def code_type(self, text: str) -> str | None:
+        """The TYPE letter of TEXT when it is a code of a known type, else None."""
+        parts = self.parse_code(text)
+        return parts.type if parts is not None and parts.type in self.type_letters else None
+
     @cached_property
     def layers(self) -> dict[str, LayerRule]:
         out = {}
@@ -503,6 +508,10 @@ def _validate_result_templates(table: dict[str, Any], origin: str) -> None:
                             f"{exc.msg}") from None
 
 
+# What [migrate] wrapper may say the safety decorator does with a result that is not a reply ("auto": read it).
+WRAPPER_BEHAVIOURS = ("auto", "passthrough", "autowrap", "reject")
+
+
 def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[str], letters: list[str]) -> None:
     migrate = data.get("migrate", {})
     layers = data.get("layers", {})
@@ -529,10 +538,19 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
         if not isinstance(code, str) or wrong_type:
             raise UserError(f"{origin}: [migrate.{table}] {key} = {code!r} must be a {letter} code in the "
                             "[codes] format")
-    for key in ("builder_setup", "builder_imports", "safety_imports"):
+    for key in ("builder_setup", "builder_imports", "safety_imports", "reply_imports"):
         value = migrate.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise UserError(f"{origin}: [migrate] {key} must be a list of strings")
+    wrapper = migrate.get("wrapper", "auto")
+    if wrapper not in WRAPPER_BEHAVIOURS:
+        raise UserError(f"{origin}: [migrate] wrapper = {wrapper!r} must be one of {list(WRAPPER_BEHAVIOURS)}")
+    _expect(migrate.get("dict_returns", {}), "migrate.dict_returns", origin,
+            lists=("success_flags", "error_keys", "status_keys", "failure_values", "message_keys"),
+            strings=("legacy_code_key", "helper"))
+    helper = migrate.get("dict_returns", {}).get("helper")
+    if helper is not None and not str(helper).isidentifier():
+        raise UserError(f"{origin}: [migrate.dict_returns] helper = {helper!r} must be a Python name")
 
 
 def _resolve_base(spec: str, relative_to: Path | None, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:

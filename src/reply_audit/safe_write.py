@@ -1,8 +1,8 @@
 """Writing rewritten source files so that a reader never sees half of one.
 
 `check` refuses, before anything is written, a file that is a symbolic link,
-not a regular file, outside the root, changed on disk since it was read, or
-in a directory the process cannot write. `replace` then writes the new bytes
+not a regular file, outside the root, changed on disk since it was read,
+read-only (unless forced), or in a directory the process cannot write. `replace` then writes the new bytes
 to a temporary file in the same directory, flushes them to disk, gives it the
 old file's permission bits and renames it over the old file in one atomic
 step. The bytes are written as given: the rewriter has kept the file's
@@ -23,8 +23,9 @@ class WriteRefused(Exception):
         self.reason = reason
 
 
-def check(root: Path, rel: str, expected: bytes) -> int:
-    """Refuse (WriteRefused) unless ROOT/REL can be replaced safely; return its permission bits."""
+def check(root: Path, rel: str, expected: bytes, force: bool = False) -> int:
+    """Refuse (WriteRefused) unless ROOT/REL can be replaced safely; return its permission bits. A read-only
+    file is refused unless FORCE (it keeps its mode)."""
     path = root / rel
     try:
         info = os.lstat(path)
@@ -44,6 +45,8 @@ def check(root: Path, rel: str, expected: bytes) -> int:
         raise WriteRefused("changed on disk since it was read")
     if not os.access(path.parent, os.W_OK | os.X_OK):
         raise WriteRefused("its directory is not writable")
+    if not force and not info.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise WriteRefused(f"is read-only (mode {stat.S_IMODE(info.st_mode):04o}): pass --force to rewrite it")
     return stat.S_IMODE(info.st_mode)
 
 

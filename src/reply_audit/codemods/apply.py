@@ -196,6 +196,7 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
         return outcome
     try:
         new = add_imports(new, [s for e in pending for s in e.imports])
+        new = add_definitions(new, {n: d for e in pending for n, d in e.definitions.items()})
         data = new.bytes
     except Exception as exc:  # an import that cannot be parsed or encoded
         return _refuse(outcome, pending, f"the rewritten file cannot be produced: {exc}")
@@ -264,6 +265,27 @@ def add_imports(module: cst.Module, statements: list[str]) -> cst.Module:
     return module.with_changes(body=body)
 
 
+def add_definitions(module: cst.Module, definitions: dict[str, str]) -> cst.Module:
+    """Add each module-level function the edits need, after the imports, unless the module defines it."""
+    body = list(module.body)
+    defined = {stmt.name.value for stmt in body if isinstance(stmt, (cst.FunctionDef, cst.ClassDef))}
+    for name, source in definitions.items():
+        if name in defined:
+            continue
+        stmt = cst.parse_statement(source)
+        at = _import_position(body)
+        body.insert(at, stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
+        if at + 1 < len(body):
+            follower = body[at + 1]
+            blanks = len([ln for ln in follower.leading_lines if ln.comment is None]) \
+                if hasattr(follower, "leading_lines") else 2
+            if blanks < 2 and hasattr(follower, "leading_lines"):
+                body[at + 1] = follower.with_changes(
+                    leading_lines=[cst.EmptyLine()] * (2 - blanks) + list(follower.leading_lines))
+        defined.add(name)
+    return module.with_changes(body=body)
+
+
 def _top_imports(body: list[cst.BaseStatement]):
     for i, stmt in enumerate(body):
         if isinstance(stmt, cst.SimpleStatementLine):
@@ -317,11 +339,12 @@ def _merge_into_existing(body: list[cst.BaseStatement], module_name: str, level:
 
 
 def _import_position(body: list[cst.BaseStatement]) -> int:
-    """After the last import of the module's leading block (docstring, __future__, imports)."""
+    """After the last import of the module's leading block (docstring, __future__, imports); in a module
+    that sets up `sys.path` before importing, after the imports that follow its last such statement (a
+    new import may depend on that path)."""
     position = 0
     for i, stmt in enumerate(body):
-        if isinstance(stmt, cst.SimpleStatementLine) and all(
-                isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
+        if _is_import_line(stmt):
             position = i + 1
         elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
                 and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value,
@@ -329,4 +352,44 @@ def _import_position(body: list[cst.BaseStatement]) -> int:
             position = 1
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             break
+    setup = max((i for i, stmt in enumerate(body[:-1])
+                 if _sets_sys_path(stmt) and _is_import_line(body[i + 1])), default=-1)
+    if setup >= position:
+        position = setup + 1
+        while position < len(body) and _is_import_line(body[position]):
+            position += 1
     return position
+
+
+def _is_import_line(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)
+
+
+def _is_main_block(stmt: cst.BaseStatement) -> bool:
+    if not isinstance(stmt, cst.If) or not isinstance(stmt.test, cst.Comparison):
+        return False
+    test = stmt.test
+    return isinstance(test.left, cst.Name) and test.left.value == "__name__" and any(
+        isinstance(c.comparator, cst.SimpleString) and c.comparator.evaluated_value == "__main__"
+        for c in test.comparisons)
+
+
+class _SysPathUse(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if get_full_name_for_node(node) == "sys.path":
+            self.found = True
+        return not self.found
+
+
+def _sets_sys_path(stmt: cst.BaseStatement) -> bool:
+    """Does a top-level statement touch `sys.path` (insert, append, assignment), at any depth? (Not a def,
+    a class, nor the `__main__` block.)"""
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or _is_main_block(stmt):
+        return False
+    finder = _SysPathUse()
+    stmt.visit(finder)
+    return finder.found

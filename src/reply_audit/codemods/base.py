@@ -61,6 +61,7 @@ class Edit:
     spans: list[Span]
     description: str
     imports: list[str] = field(default_factory=list)   # import statements the rewritten file then needs
+    definitions: dict[str, str] = field(default_factory=dict)  # module-level defs it needs: name -> source
     findings: list["Finding"] = field(default_factory=list)
 
     @property
@@ -94,6 +95,7 @@ class Example:
     before: str | dict[str, str]
     after: str | dict[str, str]
     note: str = ""
+    skipped: tuple[str, ...] = ()   # the reasons of the findings it leaves (libcst's expected_skip), in order
 
     @staticmethod
     def _tree(value: str | dict[str, str]) -> dict[str, str]:

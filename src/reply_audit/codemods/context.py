@@ -13,15 +13,16 @@ from collections import Counter, defaultdict
 from functools import cached_property
 from typing import Any
 
-from ..facts.model import FileFacts
+from ..facts.model import BuilderFact, FileFacts, HandlerFact, WrapperFact
 from ..scan import ScanResult
 from .base import Skip
 from .imports import ImportFinder
 
 
 class PlanContext:
-    def __init__(self, result: ScanResult) -> None:
+    def __init__(self, result: ScanResult, selected: frozenset[str] = frozenset()) -> None:
         self.result = result
+        self.selected = selected          # the names of the codemods of this run
         self.profile = result.profile
         self.inventory = result.inventory
         self.files: dict[str, FileFacts] = {f.path: f for f in result.files}
@@ -128,3 +129,54 @@ class PlanContext:
     @cached_property
     def tool_codes(self) -> dict[str, dict[str, str]]:
         return self.result.tool_codes
+
+    # -- signatures and the safety wrapper -------------------------------------------
+    def builder_fact(self, name: str) -> BuilderFact | None:
+        """The typed facts of the builder class NAME (a top-level class outside tests, the only one so named)."""
+        found = [b for f in self.result.files if not f.is_test for b in f.builders
+                 if b.name == name and not b.nested_in]
+        return found[0] if len(found) == 1 else None
+
+    def handler_fact(self, handler: dict[str, Any]) -> HandlerFact | None:
+        facts = self.files.get(handler["path"])
+        return next((h for h in facts.handlers if h.name == handler["name"] and h.line == handler["line"]),
+                    None) if facts else None
+
+    @cached_property
+    def safety_decorator(self) -> str:
+        return str(self.profile.section("handlers").get("safety_decorator", "") or "")
+
+    @cached_property
+    def wrapper(self) -> WrapperFact:
+        """What the safety decorator does with a result that is not a reply: [migrate] wrapper, else read from
+        its definition in the tree (`unknown` when it is not there, or two definitions disagree)."""
+        name = self.safety_decorator.rpartition(".")[2]
+        configured = str(self.profile.migrate_value("wrapper", "auto") or "auto")
+        if configured != "auto":
+            return WrapperFact(name=name, line=0, behaviour=configured, detail="[migrate] wrapper says so")
+        found = [(f.path, w) for f in self.result.files if not f.is_test for w in f.wrappers if w.name == name]
+        if not found:
+            return WrapperFact(name=name, line=0, behaviour="unknown",
+                               detail=f"{name} is not defined in the scanned tree")
+        if len({w.behaviour for _, w in found}) > 1:
+            where = ", ".join(f"{p}:{w.line} ({w.behaviour})" for p, w in found)
+            return WrapperFact(name=name, line=0, behaviour="unknown", detail=f"{name} is defined differently: {where}")
+        path, fact = found[0]
+        return WrapperFact(name=name, line=fact.line, behaviour=fact.behaviour,
+                           detail=f"{path}:{fact.line}: {fact.detail}" if fact.detail else f"{path}:{fact.line}",
+                           evidence_line=fact.evidence_line)
+
+    @property
+    def wrapper_takes_dicts(self) -> bool:
+        """Does a wrapped handler that returns a raw dict keep working (passed through or auto-wrapped)?"""
+        return self.wrapper.behaviour in ("passthrough", "autowrap")
+
+    @cached_property
+    def code_map(self) -> dict[str, str]:
+        """Legacy code -> canonical code, from the mapping tables in code and the mapping files (files win)."""
+        out: dict[str, str] = {}
+        for mapping in self.inventory.mappings:
+            for entry in mapping["entries"]:
+                if entry["canonical"]:
+                    out[entry["legacy"]] = entry["canonical"]
+        return out

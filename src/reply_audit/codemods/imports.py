@@ -13,6 +13,10 @@ would be valid in that file. In order of preference:
 3. `from .module import name` when a module of the same package (a directory
    with `__init__.py`) defines the name at its top level.
 
+A relative import is never proposed for a file that runs as a script (it has
+an `if __name__ == "__main__":` block): started as `python server.py`, it has no
+package, and the import would fail. Such a file gets an absolute import or none.
+
 Configured statements ([migrate] builder_imports, safety_imports) take
 precedence over all of these; the codemods handle that.
 """
@@ -36,6 +40,7 @@ class ImportFinder:
 
     def statement_for(self, name: str, path: str) -> str | None:
         here = PurePosixPath(path).parent
+        script = path in self.files and self.files[path].script
         ranked: Counter[tuple[int, str]] = Counter()
         for other, facts in self.files.items():
             if facts.is_test and other != path:
@@ -50,13 +55,15 @@ class ImportFinder:
                     text = f"import {imp.module}"
                 else:
                     continue
+                if script and imp.level:
+                    continue
                 if other == path:
                     ranked[(-1, text)] += 1
                 elif same_dir and not imp.in_function:
                     ranked[(0, text)] += 1
                 elif imp.level == 0:
                     ranked[(1 if not imp.in_function else 3, text)] += 1
-        if (here / "__init__.py").as_posix() in self.paths:
+        if (here / "__init__.py").as_posix() in self.paths and not script:
             for other, facts in self.files.items():
                 where = PurePosixPath(other)
                 if other != path and where.parent == here and name in facts.bound_names \

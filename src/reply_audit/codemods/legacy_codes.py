@@ -52,6 +52,7 @@ def notes_read(rb: ReplyBuilder, path):
     )
 '''},
         note="GIT-CMD-E-001 is retired in the table: reported, left alone",
+        skipped=("GIT-CMD-E-001 is retired (retired explicitly): choose a canonical code by hand",),
     )]
 
     def plan(self, finding, ctx):

@@ -34,7 +34,7 @@ class Plan:
 
 
 def plan(result: ScanResult, findings: list[Finding], codemods: list[Codemod] | tuple[Codemod, ...]) -> Plan:
-    ctx = PlanContext(result)
+    ctx = PlanContext(result, frozenset(c.name for c in codemods))
     by_rule: dict[str, list[Codemod]] = {}
     for codemod in codemods:
         for rule in codemod.fixes:

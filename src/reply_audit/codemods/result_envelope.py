@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import libcst as cst
@@ -85,7 +86,8 @@ class WrapResult(Edit):
     error_key: str = "error"
     data_key: str = "data"
     reflection_key: str = "reflection"
-    failed_by_status: bool = False   # the dict's own status key says it failed
+    failed: str = ""                 # why the dict is a failure without an error value: its status, a flag, an except
+    message_keys: tuple[str, ...] = ()   # keys whose value can say what failed
 
     def targets(self) -> list[Target]:
         return [Target("return", self.spans[0])]
@@ -120,15 +122,24 @@ class WrapResult(Edit):
             data = "{}"
         markers = []
         error_node = by_key[self.error_key].value if self.error_key in by_key else None
-        if error_node is None:
+        if isinstance(error_node, cst.Name) and error_node.value == "None":
+            error_node = None
+        if error_node is None and self.failed:
+            # a failure never gets "error": None: an error object with the default code, the dict's own words
+            said = next((by_key[k].value for k in self.message_keys if k in by_key
+                         and isinstance(by_key[k].value, (cst.SimpleString, cst.FormattedString, cst.Name,
+                                                         cst.Attribute, cst.ConcatenatedString))), None)
+            message = code(said) if said is not None else json.dumps(f"failed ({self.failed}); the result says no more")
+            error = self.error_object.format(message=message)
+            markers.append(CODE_MARKER)
+        elif error_node is None:
             error = "None"
         elif _is_text(error_node) and self.error_object:
             error = self.error_object.format(message=code(error_node))
             markers.append(CODE_MARKER)
         else:
             error = code(error_node)
-        failed = self.failed_by_status or (
-            error_node is not None and not (isinstance(error_node, cst.Name) and error_node.value == "None"))
+        failed = bool(self.failed) or error_node is not None
         if self.reflection_key in by_key:
             reflection = code(by_key[self.reflection_key].value)
         else:
@@ -254,14 +265,36 @@ registry.register_action("ping", ping)
         span = (ret["line"], ret["col"], ret["end_line"], ret["end_col"])
         handler = subject["handler"]
         shape = ret.get("shape") or {}
-        failures = {str(v).lower() for v in profile.migrate_value("result.failure_values", []) or []}
-        failed_by_status = any(shape.get(key, [None])[0] == "str" and str(shape[key][1]).lower() in failures
-                               for key in profile.migrate_value("result.status_keys", []) or [])
+        failed = _failed(ret, shape, profile)
+        error_object = str(profile.migrate_value("result.error_object", "") or "")
+        if failed and not error_object and not _has_error(shape, error_key):
+            return Skip(f"the result failed ({failed}) but has no error, and [migrate.result] error_object is not "
+                        "set: it would read as a success")
         return WrapResult(codemod=self.name, path=handler["path"], spans=[span],
                           description=f"{handler['name']}: a raw dict -> the result envelope",
                           imports=list(profile.migrate_value("result.imports", []) or []),
                           template=template,
                           default_reflection=str(profile.migrate_value("result.default_reflection", "") or "{{}}"),
-                          error_object=str(profile.migrate_value("result.error_object", "") or ""),
+                          error_object=error_object,
                           error_key=error_key, data_key=data_key, reflection_key=reflection_key,
-                          failed_by_status=failed_by_status)
+                          failed=failed, message_keys=tuple(
+                              profile.migrate_value("dict_returns.message_keys", ["message", "reason"]) or ()))
+
+
+def _has_error(shape: dict, error_key: str) -> bool:
+    return error_key in shape and shape[error_key][0] != "none"
+
+
+def _failed(ret: dict, shape: dict, profile) -> str:
+    """Why a returned dict is a failure (its status value, a success flag that is False, an except), or ""."""
+    failures = {str(v).lower() for v in profile.migrate_value("result.failure_values", []) or []}
+    for key in profile.migrate_value("result.status_keys", []) or []:
+        kind, value = (shape.get(key) or [None, None])[:2]
+        if kind == "str" and str(value).lower() in failures:
+            return f"{key} {value!r}"
+    for key in profile.migrate_value("dict_returns.success_flags", []) or []:
+        if (shape.get(key) or [None])[0] == "bool" and shape[key][1] is False:
+            return f"{key} False"
+    if ret.get("in_except"):
+        return "returned from an except"
+    return ""

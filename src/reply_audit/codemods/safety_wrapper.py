@@ -4,11 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import libcst as cst
-
 from ..rules.ra308_handler_not_wrapped import has_decorator
-from .base import Codemod, Example, Refused, Skip, Target
-from .base import Edit
+from .base import Codemod, Edit, Example, Skip, Target
+from .convert import REPLY_KINDS, add_decorator, plan_handler, safety_decoration, wrapper_words
 
 _SAFETY = '''
 def mcp_safe_tool(func):
@@ -29,28 +27,7 @@ class AddDecorator(Edit):
         return [Target("def", (self.function, self.line))]
 
     def rewrite(self, target, original, updated, ctx):
-        decorators = list(updated.decorators)
-        names = [_dotted(d.decorator) for d in decorators]
-        if any(n == self.name or n.endswith("." + self.name) for n in names):
-            return updated
-        place = max((i + 1 for i, n in enumerate(names)
-                     if any(n == a or n.endswith("." + a) for a in self.after)), default=None)
-        if place is None:
-            raise Refused("no registration decorator found on the function")
-        decorators.insert(place, cst.Decorator(decorator=cst.parse_expression(self.name)))
-        return updated.with_changes(decorators=decorators)
-
-
-def _dotted(node: cst.BaseExpression) -> str:
-    if isinstance(node, cst.Call):
-        node = node.func
-    parts = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
-        node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
-    return ".".join(reversed(parts))
+        return add_decorator(updated, self.name, self.after)
 
 
 class SafetyWrapper(Codemod):
@@ -106,28 +83,25 @@ def notes_list() -> dict:
 
     def plan(self, finding, ctx):
         handler = finding.subject
-        profile = ctx.profile
-        safety = str(profile.section("handlers").get("safety_decorator", "") or "")
+        safety = ctx.safety_decorator
         if not safety or has_decorator(handler["decorators"], safety):
             return None
-        root, _, rest = safety.partition(".")
-        aliases = ctx.files[handler["path"]].import_aliases
-        local = next((alias for alias, name in sorted(aliases.items()) if name == root), None)
-        if local is not None:  # the file imports it under another name: use that name, no import needed
-            return self._edit(handler, local + (f".{rest}" if rest else ""), [], profile)
-        imports = list(profile.migrate_value("safety_imports", []) or [])
-        if not imports and not ctx.imports.binds(handler["path"], root):
-            found = ctx.imports.statement_for(root, handler["path"])
-            if found is None:
-                return Skip(f"no import of {root} is known for {handler['path']}: define the wrapper, or set "
-                            "[migrate] safety_imports")
-            imports = [found]
-        return self._edit(handler, safety, imports, profile)
-
-    def _edit(self, handler, decorator: str, imports: list[str], profile) -> "AddDecorator":
-        safety = str(profile.section("handlers").get("safety_decorator", ""))
-        registration = tuple(d for d in profile.handler_decorators if d != safety)
+        raw = [r for r in handler["returns"] if r["kind"] not in REPLY_KINDS]
+        if raw and not ctx.wrapper_takes_dicts:
+            # wrapping alone would break every raw return: only together with their conversion
+            if "dict-returns" not in ctx.selected:
+                return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}, and {len(raw)} return(s) of "
+                            f"{handler['name']} are not replies yet (line {raw[0]['line']}): it is wrapped together "
+                            "with their conversion (dict-returns, phase 3)")
+            found = plan_handler(handler, ctx)
+            return Skip(found.skip) if found.skip is not None else found.edit
+        found = safety_decoration(handler, ctx)
+        if isinstance(found, Skip):
+            return found
+        decorator, imports = found
+        registration = tuple(d for d in ctx.profile.handler_decorators if d != safety)
         return AddDecorator(codemod=self.name, path=handler["path"],
                             spans=[(handler["line"], -1, handler["line"], -1)],
                             description=f"@{decorator} on {handler['name']}", imports=imports,
                             name=decorator, line=handler["line"], function=handler["name"], after=registration)
+

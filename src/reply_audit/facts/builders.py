@@ -17,6 +17,7 @@ import ast
 
 from ..profile import Profile
 from .model import BuilderFact
+from .signatures import signature
 
 FACTORY_DECORATORS = frozenset({"classmethod", "staticmethod"})
 
@@ -106,4 +107,7 @@ class BuilderReader:
             validates_format=bool(refs & self.format_markers),
             validates_layer=bool(refs & self.layer_markers) or explicit_layer_test,
             frozen_after_terminal=bool(frozen_attrs & guarded_attrs),
+            init=next((signature(s, method=True) for s in node.body
+                       if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"), None),
+            signatures={name: signature(fn, method=True) for name, fn in sorted(methods.items())},
         )

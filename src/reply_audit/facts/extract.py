@@ -34,6 +34,7 @@ from .model import (
     ReturnFact,
 )
 from .registries import RegistryReader, dotted_name, last_name, str_value
+from .signatures import read_wrapper
 
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
 _NOT_CLASSES = frozenset({"Optional", "Union", "None", "Any", "Callable", "Type", "ClassVar", "Final", "Annotated"})
@@ -77,6 +78,13 @@ def _lf_only(source: bytes) -> bytes:
     if b"\r" not in source:
         return source
     return source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
+def _is_main_guard(stmt: ast.stmt) -> bool:
+    """`if __name__ == "__main__":`"""
+    test = stmt.test if isinstance(stmt, ast.If) else None
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" \
+        and any(str_value(c) == "__main__" for c in test.comparators)
 
 
 def _is_type_checking(test: ast.expr) -> bool:
@@ -160,11 +168,30 @@ def _top_calls(body: list[ast.stmt]) -> dict[str, list]:
 
 
 def _literal_kind(node: ast.expr) -> str:
-    """true | false | none | str | other: the kind of literal a value is (for flags and type keywords)."""
+    """true | false | none | str | text | other: the kind of value a dict key holds (for flags, error keys and
+    type keywords). `text` is a string built at run time (an f-string, `str(...)`, a concatenation with a
+    literal): never None, and in practice never empty; `other` may be anything, None included."""
     kind, value = _describe(node)
     if kind == "bool":
         return "true" if value else "false"
-    return kind if kind in ("none", "str") else "other"
+    if kind in ("none", "str"):
+        return kind
+    if kind == "fstring" or kind == "call" and value == "str" or _is_text(node):
+        return "text"
+    return "other"
+
+
+def _is_text(node: ast.expr) -> bool:
+    """`"a" + x`, `x + f"..."`, `"%s" % x`, `"{}".format(x)`: a string however it is built."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):   # `reason or "no reason given"`
+        last = node.values[-1]
+        return isinstance(last, ast.JoinedStr) or _is_text(last) or isinstance(last, ast.Constant) \
+            and isinstance(last.value, str) and bool(last.value)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return any(isinstance(side, ast.JoinedStr) or isinstance(side, ast.Constant) and isinstance(side.value, str)
+                   for side in (node.left, node.right))
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+        and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)
 
 
 def _dict_pairs(value: ast.expr | None) -> tuple[list[tuple[str | None, ast.expr]], bool] | None:
@@ -177,6 +204,13 @@ def _dict_pairs(value: ast.expr | None) -> tuple[list[tuple[str | None, ast.expr
         return ([(kw.arg, kw.value) for kw in value.keywords if kw.arg],
                 bool(value.args) or any(kw.arg is None for kw in value.keywords))
     return None
+
+
+def _texts(value: ast.expr | None) -> dict[str, str]:
+    """For a returned `{...}` or `dict(...)`: each literal key whose value is a short literal string."""
+    found = _dict_pairs(value)
+    return {k: v.value for k, v in found[0] if k is not None and isinstance(v, ast.Constant)
+            and isinstance(v.value, str) and len(v.value) <= 200} if found else {}
 
 
 def _key_values(value: ast.expr | None) -> dict[str, str]:
@@ -344,6 +378,7 @@ class FactsExtractor:
         self.code_position = int(profile.builder_value("code_position", 0))
         self.decorators = profile.handler_decorators
         self.safety = str(profile.section("handlers").get("safety_decorator", "") or "")
+        self.safety_name = self.safety.rpartition(".")[2]
         self.serializers = frozenset(profile.section("envelope").get("serializers", []))
         self.message_attrs = profile.message_attributes
         self.functions = profile.builder_functions
@@ -391,6 +426,8 @@ class FactsExtractor:
         module = _Function(qualname="", body=tree.body, args=None, extractor=self)
         self._module = module
         self._block(tree.body, _Ctx())
+        facts.script = any(_is_main_guard(s) for s in tree.body)
+        facts.functions = sorted(s.name for s in tree.body if isinstance(s, FUNCTIONS))
         self._finish_constants()
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
         return facts
@@ -589,6 +626,9 @@ class FactsExtractor:
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, ctx: _Ctx) -> None:
         for dec in node.decorator_list:
             self._expr(dec, ctx)
+        if node.name == self.safety_name and not ctx.functions and ctx.cls is None:
+            self.facts.wrappers.append(read_wrapper(node, self.reply_classes, self.profile.method_type,
+                                                    self.profile.code_type))
         qualname = self._qualname(node.name, ctx)
         decorators = self._handler_decorators(node)
         handler = None
@@ -598,6 +638,7 @@ class FactsExtractor:
                                   candidate=candidate,
                                   end_line=node.end_lineno or node.lineno, top_calls=_top_calls(node.body),
                                   inline_body=self._inline_body(node),
+                                  annotation=ast.unparse(node.returns) if node.returns is not None else None,
                                   first_line=min([d.lineno for d in node.decorator_list] + [node.lineno]))
             self.facts.handlers.append(handler)
         is_method = ctx.cls is not None and ctx.prefix == ctx.cls.qualname
@@ -609,9 +650,8 @@ class FactsExtractor:
         # The class stays visible inside its methods and their closures (for `self.X` receivers).
         self._block(node.body, _Ctx((*ctx.functions, scope), ctx.cls, None, ctx.type_checking, qualname))
         # dict-returns needs them; result profiles (where candidates abound) use result-envelope, which does not
-        if handler is not None and not (handler.candidate and self.result_shapes) \
-                and any(r.literal for r in handler.returns):
-            handler.local_names = sorted(_local_names(node))  # only dict-returns needs them
+        if handler is not None and not (handler.candidate and self.result_shapes):
+            handler.local_names = sorted(_local_names(node))  # only the conversion to replies needs them
 
     def _class(self, node: ast.ClassDef, ctx: _Ctx) -> None:
         for expr in (*node.bases, *node.decorator_list):
@@ -805,7 +845,8 @@ class FactsExtractor:
                                              end_col=stmt.end_col_offset or stmt.col_offset,
                                              literal=literal, value_span=span,
                                              key_values=_key_values(value) if literal else {},
-                                             shape=shape, callee=callee))
+                                             shape=shape, callee=callee,
+                                             texts=_texts(value) if literal else {}))
 
     def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
         in_function = bool(ctx.functions)

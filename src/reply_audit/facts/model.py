@@ -54,6 +54,32 @@ class MappingFact:
 
 
 @dataclass(slots=True)
+class Signature:
+    """A def's parameters (without self/cls for methods) and its return annotation, as written."""
+
+    params: list[str] = field(default_factory=list)       # positional-or-keyword parameters, in order
+    required: list[str] = field(default_factory=list)     # parameters without a default (keyword-only too)
+    keyword_only: list[str] = field(default_factory=list)
+    var_positional: bool = False
+    var_keyword: bool = False
+    returns: str | None = None
+
+    def accepts(self, keyword: str) -> bool:
+        return keyword in self.params or keyword in self.keyword_only or self.var_keyword
+
+
+@dataclass(slots=True)
+class WrapperFact:
+    """A safety decorator defined in this file, and what it does with a result that is not a reply."""
+
+    name: str
+    line: int
+    behaviour: str                 # passthrough | autowrap | reject | unknown (facts.signatures)
+    detail: str = ""
+    evidence_line: int = 0
+
+
+@dataclass(slots=True)
 class BuilderFact:
     """A class with builder methods (instance builder or Reply class factory)."""
 
@@ -66,6 +92,8 @@ class BuilderFact:
     validates_format: bool = False
     validates_layer: bool = False
     frozen_after_terminal: bool = False
+    init: Signature | None = None              # the constructor (`__init__`), when the class defines one
+    signatures: dict[str, Signature] = field(default_factory=dict)  # builder method -> its signature
 
 
 @dataclass(slots=True)
@@ -123,6 +151,7 @@ class ReturnFact:
     code: str | None = None    # the literal value of the dict's code key ([builder] code_keyword), if any
     shape: dict[str, list] = field(default_factory=dict)  # profiles with [result]: dotted key -> [kind, value]
     callee: str | None = None  # the function a returned call calls (`return make_result(...)`)
+    texts: dict[str, str] = field(default_factory=dict)  # literal key -> its value, for short string values
 
 
 @dataclass(slots=True)
@@ -149,6 +178,7 @@ class HandlerFact:
     inline_body: bool = False  # the body starts on the line of the def's colon (`def f(): return {...}`)
     local_names: list[str] = field(default_factory=list)  # names the function binds (params, targets, imports)
     top_calls: dict[str, list] = field(default_factory=dict)  # `name = Callee(...)` in the top block: [callee, line]
+    annotation: str | None = None  # the return annotation as written (`dict`, `Dict[str, Any]`, `Reply`)
     candidate: bool = False    # not decorated: a handler only if a registration names it (profiles with
                                # [handlers] register_calls or dispatch_tables)
 
@@ -226,9 +256,12 @@ class FileFacts:
     imports: list[ImportFact] = field(default_factory=list)
     message_uses: list[MessageUse] = field(default_factory=list)
     envelopes: list[EnvelopeFact] = field(default_factory=list)
+    wrappers: list[WrapperFact] = field(default_factory=list)  # the safety decorator, where it is defined
+    script: bool = False       # runs as a script (`if __name__ == "__main__":`): no relative import may go in
     suppressions: dict[str, list[str]] = field(default_factory=dict)  # "line" -> rule ids ([] = all)
     markers: dict[str, list[str]] = field(default_factory=dict)  # "line" -> markers (`# reply-audit: default-code`)
     bound_names: list[str] = field(default_factory=list)  # names bound at module level (imports, defs, assignments)
+    functions: list[str] = field(default_factory=list)    # functions defined at module level
     import_aliases: dict[str, str] = field(default_factory=dict)  # `import x as y` / `from m import x as y`: y -> x
     lone_cr: bool = False      # has lines ended by a lone `\r` (old Mac), which libcst cannot reproduce exactly
 
@@ -269,6 +302,8 @@ def _build(tp: Any, value: Any) -> Any:
     if origin is tuple:
         return tuple(value)
     if origin is dict:
+        if len(args) == 2 and is_dataclass(args[1]):
+            return {k: _build(args[1], v) for k, v in value.items()}
         return dict(value)
     if args and type(None) in args:  # Optional[X]
         inner = next(a for a in args if a is not type(None))

@@ -50,4 +50,9 @@ def codemods_markdown(codemods) -> str:
                 diff = "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
                                                     f"a/{path}", f"b/{path}"))
                 out += [f"`{path}`{note}", "", "```diff", diff.rstrip("\n"), "```", ""]
+            if example.skipped:
+                if not example.after:
+                    out += [f"Left as it is{' — ' + example.note if example.note else ''}:", ""]
+                out += ["Skipped, with the reason the summary shows:", ""]
+                out += [f"- {reason}" for reason in example.skipped] + [""]
     return "\n".join(out).rstrip() + "\n"

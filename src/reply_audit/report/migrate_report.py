@@ -19,6 +19,16 @@ SCHEMA = "reply-audit-migrate/1"
 MAX_SKIPPED_SHOWN = 40
 
 
+WRAPPER_WORDS = {
+    "passthrough": "passes raw results through; handlers are wrapped as they are",
+    "autowrap": "wraps raw results as a Success (legacy auto-wrap); handlers are wrapped as they are",
+    "reject": "turns raw results into Errors; a handler is wrapped only together with the conversion of all its "
+              "returns",
+    "unknown": "what it does with raw results is not known; a handler is wrapped only together with the "
+               "conversion of all its returns (set [migrate] wrapper to say)",
+}
+
+
 def render_summary(result: MigrateResult, applied: bool, display_root: str) -> str:
     rows = [[name, c["phase"], c["files"], c["rewrites"], c["skipped"], c["refused"]]
             for name, c in result.counts().items()]
@@ -31,6 +41,12 @@ def render_summary(result: MigrateResult, applied: bool, display_root: str) -> s
                  f"in {result.passes} pass(es)" + ("" if applied or not changed else "; run with --apply to write"))
     if not result.converged:
         parts.append(f"warning: still rewriting after {result.passes} passes; run migrate again and report a bug")
+    if result.wrapper is not None:
+        parts.append(f"safety wrapper {result.wrapper.name}: {WRAPPER_WORDS[result.wrapper.behaviour]} "
+                     f"({result.wrapper.detail})")
+    if result.removed_temporaries:
+        parts.append(f"removed {len(result.removed_temporaries)} stale temporary file(s) of an interrupted run: "
+                     + ", ".join(result.removed_temporaries[:5]))
     if result.skipped:
         reasons = Counter((s.codemod, s.finding.rule, s.reason) for s in result.skipped)
         parts += ["", f"skipped ({len(result.skipped)} finding(s), a human decides):"]
@@ -67,6 +83,9 @@ def build_document(result: MigrateResult, applied: bool, display_root: str) -> d
             for path in result.changed
         ],
         "written": sorted(result.written),
+        "wrapper": None if result.wrapper is None else {
+            "name": result.wrapper.name, "behaviour": result.wrapper.behaviour, "detail": result.wrapper.detail},
+        "removed_temporaries": sorted(result.removed_temporaries),
         "skipped": sorted(({"codemod": s.codemod, "rule": s.finding.rule, "path": s.finding.path,
                             "line": s.finding.line, "reason": s.reason, "fingerprint": s.finding.fingerprint}
                            for s in result.skipped), key=lambda d: (d["path"], d["line"], d["rule"])),

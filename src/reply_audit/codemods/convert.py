@@ -1,0 +1,718 @@
+"""Converting one handler onto replies, as one edit: every return, the builder, the wrapper and the annotation.
+
+A handler is converted whole or not at all, because the parts depend on each
+other: the builder's construction may need the wrapper's context (a trace id
+it sets), the wrapper may turn any result that is not a reply into an Error
+(plan 001 phase 3's strict wrapper), and a `-> dict` annotation over replies
+is a type error. `plan_handler(handler, ctx)` decides, from the inventory and
+the typed facts (signatures, the wrapper's behaviour), one `HandlerReplies`
+edit or the reason it cannot:
+
+* a literal dict whose flags, error keys and status are literals becomes a
+  builder call decided now: Success, else Invalid (Error inside an `except`);
+  a failure is never written as a Success. Its own code key becomes the code
+  argument when it is (or maps to) a registered code of that type, else it
+  moves to `legacy_code`; its error or message text becomes `message=` when
+  the builder method takes one;
+* any other dict (through a variable, from a helper, with a flag computed at
+  run time) goes through a small module-level function written once per file,
+  which classifies the result at run time by the same keys;
+* the handler gets the safety decorator when it lacks it, the builder's
+  construction (checked against the constructor's required parameters), and
+  the return annotation the builder's methods declare (`-> Reply`), with
+  their imports.
+
+Under a wrapper that rejects raw results (or one that cannot be read), a handler
+that lacks the wrapper is converted only when every return becomes a reply.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+import libcst.matchers as cst_matchers
+
+from ..rules.ra308_handler_not_wrapped import has_decorator
+from ..scan import DEFAULT_CODE, marker_comment
+from .base import Edit, Refused, Skip, Target
+
+MARKER = marker_comment(DEFAULT_CODE)
+REPLY_KINDS = frozenset({"builder", "reply"})
+_DICT_ANNOTATION = re.compile(r"^(?:typing\.)?(?:dict|Dict|Mapping|MutableMapping)\b")
+
+
+@dataclass
+class ReturnPlan:
+    """What one return becomes: a builder call decided now, or (runtime) the helper's classification."""
+
+    method: str = ""
+    code: str = ""
+    marker: bool = False
+    drop: tuple[str, ...] = ()                 # keys that leave the payload (flags, the code key)
+    rename: tuple[tuple[str, str], ...] = ()   # (key, new key): a code that is not the reply's code
+    message_key: str | None = None             # the key whose value becomes message=
+    runtime: tuple[str, str, str, str] | None = None  # (success method, code, failure method, code)
+
+
+@dataclass
+class HandlerReplies(Edit):
+    """All of one handler's conversion: its returns, the builder construction, decorator and annotation."""
+
+    function: str = ""
+    line: int = 0
+    builder_name: str = "rb"
+    data_keyword: str = "data"
+    setup: list[str] = field(default_factory=list)
+    returns: dict[tuple, ReturnPlan] = field(default_factory=dict)   # return span -> plan
+    decorator: str = ""                       # the safety decorator to add below the registration ("" = none)
+    after: tuple[str, ...] = ()               # decorators that register a handler
+    annotation: str | None = None             # the new return annotation (None: unchanged)
+    helper: str = ""                          # the run-time classifier's name (runtime plans)
+
+    @property
+    def key(self) -> tuple:
+        return ("handler-replies", self.path, self.function, self.line)
+
+    def absorb(self, other: Edit) -> None:
+        """The same handler planned again for another of its findings: it is the same edit."""
+
+    def targets(self) -> list[Target]:
+        found = [Target("return", span) for span in self.returns]
+        if self.setup or self.decorator or self.annotation is not None:
+            found.append(Target("def", (self.function, self.line)))
+        return found
+
+    def rewrite(self, target, original, updated, ctx):
+        if target.kind == "def":
+            node = _insert_setup(updated, self.setup) if self.setup else updated
+            if self.decorator:
+                node = add_decorator(node, self.decorator, self.after)
+            if self.annotation is not None and node.returns is not None:
+                node = node.with_changes(returns=node.returns.with_changes(
+                    annotation=cst.parse_expression(self.annotation)))
+            return node
+        plan = self.returns[target.where]
+        if plan.runtime is not None:
+            call = self._runtime_call(updated.value, plan.runtime, ctx)
+        else:
+            call = self._static_call(updated.value, plan, ctx)
+        if plan.marker:
+            ctx.comment_statement(MARKER)
+        return updated.with_changes(value=call)
+
+    @staticmethod
+    def _payload(value, items: list, opening, plan: ReturnPlan, message) -> cst.BaseExpression:
+        """VALUE without the dropped keys (and the message's), renamed keys renamed, comments kept."""
+        kept, carried = _drop(items, plan.drop + ((plan.message_key,) if message is not None else ()))
+        kept = [_renamed(item, plan.rename) for item in kept]
+        if isinstance(value, cst.Dict):
+            payload = value.with_changes(elements=kept, lpar=[], rpar=[])
+            if carried is not None and not _has_comment(opening):
+                payload = payload.with_changes(lbrace=value.lbrace.with_changes(whitespace_after=carried))
+            elif not kept and not _has_comment(value.rbrace.whitespace_before):
+                payload = cst.Dict(elements=[])
+            return payload
+        payload = value.with_changes(args=kept, lpar=[], rpar=[])
+        if carried is not None and not _has_comment(opening):
+            payload = payload.with_changes(whitespace_before_args=carried)
+        return payload
+
+    def _method(self, name: str) -> cst.Attribute:
+        return cst.Attribute(value=cst.Name(self.builder_name), attr=cst.Name(name))
+
+    def _runtime_call(self, value, runtime: tuple[str, str, str, str], ctx) -> cst.Call:
+        if value is None:
+            raise Refused("a bare return has no value to classify")
+        if isinstance(value, cst.Tuple) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        ok, ok_code, fail, fail_code = runtime
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [cst.Arg(value=value, comma=comma), cst.Arg(value=self._method(ok), comma=comma),
+                cst.Arg(value=ctx.string(ok_code), comma=comma), cst.Arg(value=self._method(fail), comma=comma),
+                cst.Arg(value=ctx.string(fail_code))]
+        return cst.Call(func=cst.Name(self.helper), args=args)
+
+    def _static_call(self, value, plan: ReturnPlan, ctx) -> cst.Call:
+        message = None
+        if isinstance(value, cst.Dict):
+            items, opening = list(value.elements), value.lbrace.whitespace_after
+        elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
+            items, opening = list(value.args), value.whitespace_before_args
+        else:
+            raise Refused("expected a dict literal or dict(...) in the return")
+        if plan.message_key:
+            message = next((item.value for item in items if _key_of(item) == plan.message_key), None)
+        payload = self._payload(value, items, opening, plan, message)
+        bare = value.with_changes(lpar=[], rpar=[])
+        if _comments(payload) + (_comments(message) if message is not None else 0) < _comments(bare):
+            message = None   # a comment would be lost with a dropped key: every key stays
+            payload = self._payload(value, items, opening, ReturnPlan(rename=plan.rename), None)
+        tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        args = [cst.Arg(value=ctx.string(plan.code), comma=comma),
+                cst.Arg(keyword=cst.Name(self.data_keyword), value=payload, equal=tight)]
+        if message is not None:
+            args[-1] = args[-1].with_changes(comma=comma)
+            args.append(cst.Arg(keyword=cst.Name("message"), value=_as_text(message), equal=tight))
+        return cst.Call(func=self._method(plan.method), args=args, lpar=value.lpar, rpar=value.rpar)
+
+
+# ---------------------------------------------------------------------------
+# syntax helpers
+# ---------------------------------------------------------------------------
+def _as_text(node: cst.BaseExpression) -> cst.BaseExpression:
+    """NODE when it is certainly a str (a literal, an f-string, `str(...)`), else `str(NODE)`."""
+    if isinstance(node, (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)):
+        return node
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "str":
+        return node
+    return cst.Call(func=cst.Name("str"), args=[cst.Arg(value=node)])
+
+
+def _comments(node) -> int:
+    """How many comments a node (or a list of nodes) holds."""
+    if isinstance(node, list):
+        return sum(_comments(n) for n in node)
+    return len(cst_matchers.findall(node, cst_matchers.Comment()))
+
+
+def _renamed(item, rename: tuple[tuple[str, str], ...]):
+    new = dict(rename).get(_key_of(item) or "")
+    if new is None:
+        return item
+    if isinstance(item, cst.DictElement) and isinstance(item.key, cst.SimpleString):
+        quote = item.key.quote
+        return item.with_changes(key=cst.SimpleString(f"{quote}{new}{quote}"))
+    return item.with_changes(keyword=cst.Name(new))
+
+
+def _insert_setup(node: cst.FunctionDef, setup: list[str]) -> cst.FunctionDef:
+    body = node.body
+    if not isinstance(body, cst.IndentedBlock):
+        raise Refused("the handler's body is on its def line")
+    statements = list(body.body)
+    at = 1 if statements and _is_docstring(statements[0]) else 0
+    while at < len(statements) and isinstance(statements[at], cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Global, cst.Nonlocal)) for s in statements[at].body):
+        at += 1
+    new = [cst.parse_statement(text) for text in setup]
+    return node.with_changes(body=body.with_changes(body=[*statements[:at], *new, *statements[at:]]))
+
+
+def add_decorator(node: cst.FunctionDef, name: str, after: tuple[str, ...]) -> cst.FunctionDef:
+    """`@NAME` right below the last registration decorator (none added when it is there already)."""
+    decorators = list(node.decorators)
+    names = [_dotted(d.decorator) for d in decorators]
+    if any(n == name or n.endswith("." + name) for n in names):
+        return node
+    place = max((i + 1 for i, n in enumerate(names) if any(n == a or n.endswith("." + a) for a in after)),
+                default=None)
+    if place is None:
+        raise Refused("no registration decorator found on the function")
+    decorators.insert(place, cst.Decorator(decorator=cst.parse_expression(name)))
+    return node.with_changes(decorators=decorators)
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Call):
+        node = node.func
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr) \
+        and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _key_of(item) -> str | None:
+    if isinstance(item, cst.DictElement) and isinstance(item.key, cst.SimpleString):
+        return item.key.evaluated_value
+    if isinstance(item, cst.Arg) and item.keyword is not None:
+        return item.keyword.value
+    return None
+
+
+def _has_comment(ws) -> bool:
+    return isinstance(ws, cst.ParenthesizedWhitespace) and ws.first_line.comment is not None
+
+
+def _drop(items: list, keys: tuple[str, ...]) -> tuple[list, object | None]:
+    """ITEMS (dict elements or call arguments) without those keyed by KEYS, commas kept tidy.
+
+    A comment after a dropped item moves to the separator before it (or, for the first item, comes back as
+    the second value: the whitespace to put after the opening bracket), so no comment is lost."""
+    out: list = []
+    carried = None
+    for i, item in enumerate(items):
+        if _key_of(item) not in keys:
+            out.append(item)
+            continue
+        if i == len(items) - 1 and out:
+            out[-1] = out[-1].with_changes(comma=item.comma)   # the new last item ends as the old one did
+        elif isinstance(item.comma, cst.Comma) and _has_comment(item.comma.whitespace_after):
+            before = out[-1].comma if out else None
+            if isinstance(before, cst.Comma) and not _has_comment(before.whitespace_after):
+                out[-1] = out[-1].with_changes(comma=before.with_changes(whitespace_after=item.comma.whitespace_after))
+            elif not out and carried is None:
+                carried = item.comma.whitespace_after
+    return out, carried
+
+
+# ---------------------------------------------------------------------------
+# planning
+# ---------------------------------------------------------------------------
+@dataclass
+class HandlerPlan:
+    """The conversion of one handler: an edit, or why there is none; returns it leaves, with the reason."""
+
+    edit: HandlerReplies | None = None
+    skip: str | None = None
+    left: dict[int, str] = field(default_factory=dict)   # return line -> why it stays as it is
+
+
+def plan_handler(handler: dict[str, Any], ctx) -> HandlerPlan:
+    """The one conversion of HANDLER for this scan (memoized on the context)."""
+    cache = ctx.__dict__.setdefault("_handler_plans", {})
+    key = (handler["path"], handler["name"], handler["line"])
+    if key not in cache:
+        found = _plan(handler, ctx)
+        cache[key] = HandlerPlan(skip=found.reason) if isinstance(found, Skip) else found
+    return cache[key]
+
+
+def is_dict_annotation(annotation: str | None) -> bool:
+    return bool(annotation) and _DICT_ANNOTATION.match(annotation.strip("'\"")) is not None
+
+
+def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
+    profile = ctx.profile
+    name = str(profile.migrate_value("builder_name", "rb"))
+    if handler.get("inline_body"):
+        return Skip(f"the body of {handler['name']} is on its def line: put it on lines of its own first")
+    builder = ctx.primary_builder
+    if builder is None:
+        return Skip("no builder to construct: set [migrate] builder_class (the scan found none, or several)")
+    fact = ctx.builder_fact(builder)
+    if fact is None:
+        return Skip(f"{builder} is not defined in the scanned tree (or defined twice): its constructor and "
+                    "methods cannot be checked, so no call to it is written")
+    typed = ctx.handler_fact(handler)
+    annotation = typed.annotation if typed is not None else None
+    helper = str(profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
+    plans: dict[tuple, ReturnPlan] = {}
+    left: dict[int, str] = {}
+    needs_helper = False
+    for ret in handler["returns"]:
+        if ret["kind"] in REPLY_KINDS:
+            continue
+        plan = _return_plan(ret, handler, annotation, fact, ctx)
+        if isinstance(plan, Skip):
+            left[ret["line"]] = plan.reason
+            continue
+        needs_helper = needs_helper or plan.runtime is not None
+        plans[(ret["line"], ret["col"], ret["end_line"], ret["end_col"])] = plan
+    if not plans:
+        first = next(iter(left.values()), "nothing to convert")
+        return Skip(first)
+    wrapped = not ctx.safety_decorator or has_decorator(handler["decorators"], ctx.safety_decorator) \
+        or _unwrapped_by_choice(handler, ctx)
+    if left and not wrapped and not ctx.wrapper_takes_dicts:
+        lines = ", ".join(str(n) for n in sorted(left))
+        return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}; {len(left)} return(s) of {handler['name']} cannot "
+                    f"become replies (line {lines}: {next(iter(left.values()))}), so it is neither wrapped nor "
+                    "converted")
+    imports: list[str] = []
+    decorator = ""
+    if not wrapped:
+        found = safety_decoration(handler, ctx)
+        if isinstance(found, Skip):
+            return found
+        decorator, more = found
+        imports += more
+    setup = _setup(handler, plans, builder, name, fact, ctx)
+    if isinstance(setup, Skip):
+        return setup
+    setup_lines, more = setup
+    imports += more
+    reply_type = _reply_type(fact, plans)
+    new_annotation = None
+    if annotation is not None and reply_type and annotation.strip("'\"") != reply_type:
+        new_annotation = reply_type if not left else f"{annotation} | {reply_type}"
+    if new_annotation is not None or needs_helper:
+        if not reply_type:
+            return Skip(f"{builder}'s methods declare no return type: the handler's annotation and the run-time "
+                        "check cannot name the reply class")
+        found = _import_of(reply_type, handler["path"], "reply_imports", ctx)
+        if isinstance(found, Skip):
+            return found
+        imports += found
+    definitions = {}
+    if needs_helper:
+        clash = _helper_clash(helper, handler, ctx)
+        if clash:
+            return Skip(clash)
+        definitions[helper] = helper_source(helper, reply_type, profile, _takes_message(fact, plans))
+    registration = tuple(d for d in profile.handler_decorators if d != ctx.safety_decorator)
+    edit = HandlerReplies(
+        codemod="dict-returns", path=handler["path"], spans=sorted(plans), description="", imports=imports,
+        definitions=definitions, function=handler["name"], line=handler["line"], builder_name=name,
+        data_keyword=str(profile.migrate_value("data_keyword", "data")), setup=setup_lines, returns=plans,
+        decorator=decorator, after=registration, annotation=new_annotation, helper=helper)
+    parts = [f"{len(plans)} return(s) -> {name} calls"]
+    if decorator:
+        parts.append(f"@{decorator}")
+    if new_annotation:
+        parts.append(f"-> {new_annotation}")
+    edit.description = f"{handler['name']}: " + ", ".join(parts)
+    return HandlerPlan(edit=edit, left=left)
+
+
+def _unwrapped_by_choice(handler: dict[str, Any], ctx) -> bool:
+    """A `# reply-audit: ignore[RA308]` on the handler says it stays outside the wrapper: none is added."""
+    rules = ctx.files[handler["path"]].suppressions.get(str(handler.get("first_line") or handler["line"]))
+    return rules is not None and (not rules or "RA308" in rules)
+
+
+def wrapper_words(ctx) -> str:
+    behaviour = ctx.wrapper.behaviour
+    if behaviour == "reject":
+        return f"turns a result that is not a reply into an Error ({ctx.wrapper.detail})"
+    return f"may not accept a raw dict ({ctx.wrapper.detail}; set [migrate] wrapper if it does)"
+
+
+def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str | None, fact, ctx) \
+        -> ReturnPlan | Skip:
+    """What one return of a handler becomes, or why it stays."""
+    kind = ret["kind"]
+    if kind == "dict" and ret["literal"] and ret.get("value_span"):
+        decided = _decide(ret, ctx.profile)
+        if isinstance(decided, Skip):
+            return decided
+        if decided != "runtime":
+            return _static_plan(ret, handler, decided, fact, ctx)
+    elif kind == "none":
+        return Skip("it returns None, which is no reply: decide what it should say")
+    elif kind != "dict" and not is_dict_annotation(annotation):
+        return Skip("it returns a value the scan cannot see (not a dict literal, and the handler is not "
+                    "annotated as returning a dict)")
+    return _runtime_plan(ret, handler, fact, ctx)
+
+
+def _decide(ret: dict[str, Any], profile) -> str | Skip:
+    """success | failure | runtime, from the literal flags, error keys and status of a dict."""
+    values, texts = ret["key_values"], ret.get("texts", {})
+    flags = [k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values]
+    kinds = {values[k] for k in flags}
+    if kinds - {"true", "false"}:
+        return "runtime"
+    if kinds == {"true", "false"}:
+        return Skip("the success flags disagree")
+    failing, unknown = [], []
+    for key in profile.migrate_value("dict_returns.error_keys", []):
+        kind = values.get(key)
+        if kind in ("true", "text") or kind == "str" and texts.get(key, "x"):
+            failing.append(key)
+        elif kind == "other":
+            unknown.append(key)
+    failures = {v.lower() for v in profile.migrate_value("dict_returns.failure_values", [])}
+    for key in profile.migrate_value("dict_returns.status_keys", []):
+        if key in texts:
+            if texts[key].lower() in failures:
+                failing.append(key)
+        elif key in values and values[key] == "other":
+            unknown.append(key)
+    if kinds:
+        if kinds == {"true"} and failing:
+            return Skip(f"the success flag says True but {failing[0]!r} says it failed")
+        return "success" if kinds == {"true"} else "failure"
+    if failing:
+        return "failure"
+    if unknown:
+        return "runtime"
+    return "failure" if ret["in_except"] else "success"
+
+
+def _static_plan(ret: dict[str, Any], handler: dict[str, Any], outcome: str, fact, ctx) -> ReturnPlan | Skip:
+    profile = ctx.profile
+    method = profile.method_for_type("S" if outcome == "success" else "E" if ret["in_except"] else "I")
+    if method is None or method not in fact.methods:
+        return Skip(f"{fact.name} has no builder method for this reply type")
+    problem = _call_problem(fact, method, ctx)
+    if problem:
+        return Skip(problem)
+    letter = profile.builder_methods.get(method)
+    code_key = str(profile.builder_value("code_keyword", "code"))
+    values = ret["key_values"]
+    own = ret.get("code")
+    chosen = None
+    if own:
+        for candidate in (own, ctx.code_map.get(own)):
+            parts = profile.parse_code(candidate) if candidate else None
+            if parts is not None and parts.type == letter and candidate in ctx.canonical:
+                chosen = candidate
+                break
+    drop = tuple(k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values)
+    rename: tuple[tuple[str, str], ...] = ()
+    if chosen:
+        drop += (code_key,)
+    elif code_key in values:
+        rename = ((code_key, str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))),)
+    override = chosen or ctx.tool_codes.get(handler["name"], {}).get(method)
+    code = override or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
+    if not code:
+        return Skip(f"no code for {method}(): set [migrate.dict_returns] {method}_code or a [tools."
+                    f"{handler['name']}] entry in a mapping file")
+    if not ctx.registered(code):
+        origin = f"[tools.{handler['name']}] {method}" if override else f"[migrate.dict_returns] {method}_code"
+        return Skip(f"{code} ({origin}) is not in the canonical registry")
+    message_key = None
+    if fact.signatures.get(method) is not None and fact.signatures[method].accepts("message"):
+        message_key = next((k for k in profile.migrate_value("dict_returns.message_keys", [])
+                            if k in values and values[k] in ("str", "text", "other")
+                            and k not in drop and k != code_key), None)
+    return ReturnPlan(method=method, code=code, marker=not override, drop=drop, rename=rename,
+                      message_key=message_key)
+
+
+def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx) -> ReturnPlan | Skip:
+    profile = ctx.profile
+    ok = profile.method_for_type("S")
+    fail = profile.method_for_type("E" if ret["in_except"] else "I")
+    codes = []
+    marker = False
+    for method in (ok, fail):
+        if method is None or method not in fact.methods:
+            return Skip(f"{fact.name} has no builder method for a Success or a failure")
+        problem = _call_problem(fact, method, ctx)
+        if problem:
+            return Skip(problem)
+        override = ctx.tool_codes.get(handler["name"], {}).get(method)
+        code = override or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
+        if not code:
+            return Skip(f"no code for {method}(): set [migrate.dict_returns] {method}_code")
+        if not ctx.registered(code):
+            return Skip(f"{code} is not in the canonical registry")
+        marker = marker or not override
+        codes.append(code)
+    return ReturnPlan(marker=marker, runtime=(ok, codes[0], fail, codes[1]))
+
+
+def _call_problem(fact, method: str, ctx) -> str | None:
+    """Why `rb.METHOD(code, data=...)` would not fit the method's signature, or None."""
+    sig = fact.signatures.get(method)
+    if sig is None:
+        return None
+    keyword = str(ctx.profile.migrate_value("data_keyword", "data"))
+    if not sig.params and not sig.var_positional:
+        return f"{fact.name}.{method}() takes no positional code argument"
+    if not sig.accepts(keyword):
+        return f"{fact.name}.{method}() takes no {keyword}= argument: set [migrate] data_keyword"
+    missing = [p for p in sig.required[1:] if p != keyword]
+    if missing:
+        return f"{fact.name}.{method}() also requires {', '.join(missing)}, which the rewrite cannot supply"
+    return None
+
+
+def _takes_message(fact, plans: dict[tuple, ReturnPlan]) -> bool:
+    methods = {m for p in plans.values() if p.runtime for m in (p.runtime[0], p.runtime[2])}
+    return bool(methods) and all(fact.signatures.get(m) is not None and fact.signatures[m].accepts("message")
+                                 for m in methods)
+
+
+def _reply_type(fact, plans: dict[tuple, ReturnPlan]) -> str | None:
+    """The type the builder methods used return, as their annotations name it (one name, or None)."""
+    methods = {p.method for p in plans.values() if p.method} | \
+        {m for p in plans.values() if p.runtime for m in (p.runtime[0], p.runtime[2])}
+    found = {(fact.signatures[m].returns or "").strip("'\"") for m in methods if m in fact.signatures}
+    if len(found) != 1:
+        return None
+    name = found.pop()
+    return name if name.isidentifier() else None
+
+
+def _import_of(name: str, path: str, key: str, ctx) -> list[str] | Skip:
+    """The import statements that make NAME visible in PATH ([migrate] KEY, else learnt from the tree)."""
+    configured = list(ctx.profile.migrate_value(key, []) or [])
+    if configured:
+        return configured
+    if ctx.imports.binds(path, name):
+        return []
+    found = ctx.imports.statement_for(name, path)
+    if found is None:
+        return Skip(f"no import of {name} is known for {path}: set [migrate] {key}")
+    return [found]
+
+
+def safety_decoration(handler: dict[str, Any], ctx) -> tuple[str, list[str]] | Skip:
+    """(the decorator as the file can name it, the imports that takes) for the safety decorator."""
+    safety = ctx.safety_decorator
+    root, _, rest = safety.partition(".")
+    aliases = ctx.files[handler["path"]].import_aliases
+    local = next((alias for alias, name in sorted(aliases.items()) if name == root), None)
+    if local is not None:  # the file imports it under another name: use that name, no import needed
+        return local + (f".{rest}" if rest else ""), []
+    configured = list(ctx.profile.migrate_value("safety_imports", []) or [])
+    if configured or ctx.imports.binds(handler["path"], root):
+        return safety, configured
+    found = ctx.imports.statement_for(root, handler["path"])
+    if found is None:
+        return Skip(f"no import of {root} is known for {handler['path']}: define the wrapper, or set "
+                    "[migrate] safety_imports")
+    return safety, [found]
+
+
+def _helper_clash(helper: str, handler: dict[str, Any], ctx) -> str | None:
+    facts = ctx.files[handler["path"]]
+    if helper in facts.bound_names and helper not in facts.functions:
+        return f"{helper!r} already names something else in {handler['path']}: set [migrate.dict_returns] helper"
+    if helper in handler.get("local_names", []):
+        return f"{helper!r} is a local name in {handler['name']}: set [migrate.dict_returns] helper"
+    return None
+
+
+def helper_source(name: str, reply: str, profile, message: bool) -> str:
+    """The run-time classifier written once into a module: the same keys the static decision reads."""
+    flags = list(profile.migrate_value("dict_returns.success_flags", []))
+    errors = list(profile.migrate_value("dict_returns.error_keys", []))
+    status = list(profile.migrate_value("dict_returns.status_keys", []))
+    failures = sorted({v.lower() for v in profile.migrate_value("dict_returns.failure_values", [])})
+    messages = list(profile.migrate_value("dict_returns.message_keys", []))
+    code_key = str(profile.builder_value("code_keyword", "code"))
+    legacy = str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))
+    lines = [
+        f"def {name}(result, success, success_code, failure, failure_code) -> {reply}:",
+        '    """Written by reply-audit migrate: a legacy dict result as a reply, classified by its own flags and',
+        '    error keys (a failure is never a Success)."""',
+        f"    if isinstance(result, {reply}):",
+        "        return result",
+        "    if not isinstance(result, dict):",
+        "        raise TypeError(f\"expected a dict or a reply, got {type(result).__name__}\")",
+        "    data = dict(result)",
+        f"    if {_py(code_key)} in data:",
+        f"        data[{_py(legacy)}] = data.pop({_py(code_key)})",
+        f"    flags = [data.pop(key) for key in {_py(flags)} if key in data]",
+        "    failed = False in flags or True not in flags and (",
+        f"        any(data.get(key) for key in {_py(errors)})",
+        f"        or any(str(data.get(key, \"\")).lower() in {_py(failures)} for key in {_py(status)}))",
+    ]
+    if message:
+        lines += [
+            f"    message = next((str(data.pop(key)) for key in {_py(messages)} if data.get(key)), None)",
+            "    if failed:",
+            "        return failure(failure_code, data=data, message=message)",
+            "    return success(success_code, data=data, message=message)",
+        ]
+    else:
+        lines += [
+            "    if failed:",
+            "        return failure(failure_code, data=data)",
+            "    return success(success_code, data=data)",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _py(value) -> str:
+    """A str or list of str as Python source with double quotes (JSON's spelling is Python's here)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str], list[str]] | Skip:
+    """The statements to insert (none when the handler builds one already) and the imports they need."""
+    first = min(span[0] for span in plans)
+    bound = handler["top_calls"].get(name)
+    builder_names = {b["name"] for b in ctx.inventory.builders} | {builder}
+    if bound and bound[0] in builder_names and bound[1] < first:
+        return [], []
+    templates = list(ctx.profile.migrate_value("builder_setup", []))
+    try:
+        setup = [t.format(name=name, builder=builder, tool=handler["name"]) for t in templates]
+        free, binds = names_of(setup)
+    except (KeyError, IndexError, ValueError, SyntaxError) as exc:
+        return Skip(f"[migrate] builder_setup is not a valid template: {exc}")
+    problem = constructor_problem(setup, builder, fact)
+    if problem:
+        return Skip(problem)
+    taken = sorted((binds | set(free)) & set(handler.get("local_names", [])))
+    if taken:
+        return Skip(f"{', '.join(map(repr, taken))} already names something else in {handler['name']}: "
+                    "set [migrate] builder_name / builder_setup")
+    shadowed = sorted(binds & set(ctx.files[handler["path"]].bound_names))
+    if shadowed:
+        return Skip(f"{', '.join(map(repr, shadowed))} is a module-level name in {handler['path']} that the "
+                    "builder would shadow: set [migrate] builder_name / builder_setup")
+    configured = list(ctx.profile.migrate_value("builder_imports", []) or [])
+    if configured:
+        return setup, configured
+    imports = []
+    for needed in free:
+        if ctx.imports.binds(handler["path"], needed):
+            continue
+        found = ctx.imports.statement_for(needed, handler["path"])
+        if found is None:
+            return Skip(f"no import of {needed} is known for {handler['path']}: set [migrate] builder_imports")
+        imports.append(found)
+    return setup, imports
+
+
+def constructor_problem(setup: list[str], builder: str, fact) -> str | None:
+    """Why a construction of BUILDER in the SETUP statements would raise (a required parameter missing, an
+    unknown keyword, too many arguments), or None."""
+    sig = fact.init
+    for text in setup:
+        for node in ast.walk(ast.parse(text)):
+            if not (isinstance(node, ast.Call) and _callee_name(node.func) == builder):
+                continue
+            if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+                return f"[migrate] builder_setup passes *args/**kwargs to {builder}(): it cannot be checked"
+            params = sig.params if sig is not None else []
+            if len(node.args) > len(params) and not (sig is not None and sig.var_positional):
+                return f"{builder}() takes {len(params)} positional argument(s); [migrate] builder_setup passes " \
+                       f"{len(node.args)}"
+            covered = set(params[:len(node.args)]) | {k.arg for k in node.keywords}
+            unknown = [k.arg for k in node.keywords if k.arg not in params
+                       and not (sig is not None and (k.arg in sig.keyword_only or sig.var_keyword))]
+            if unknown:
+                return f"{builder}() takes no argument {unknown[0]!r}: set [migrate] builder_setup"
+            missing = [p for p in (sig.required if sig is not None else []) if p not in covered]
+            if missing:
+                return f"{builder}() requires {', '.join(missing)}, which [migrate] builder_setup does not pass " \
+                       f"(it writes {text!r}): set [migrate] builder_setup"
+    return None
+
+
+def _callee_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+_BUILTINS = frozenset(dir(__import__("builtins")))
+
+
+def names_of(statements: list[str]) -> tuple[list[str], set[str]]:
+    """(names the setup statements read without binding them first, builtins aside; names they bind)."""
+    bound: set[str] = set()
+    free: list[str] = []
+    for text in statements:
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in bound \
+                    and node.id not in _BUILTINS and node.id not in free:
+                free.append(node.id)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound.add(node.id)
+    return free, bound
