@@ -332,19 +332,17 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}; {len(left)} return(s) of {handler['name']} cannot "
                     f"become replies (line {lines}: {next(iter(left.values()))}), so it is neither wrapped nor "
                     "converted")
-    imports: list[str] = []
+    setup = _setup(handler, plans, builder, name, fact, ctx)
+    if isinstance(setup, Skip):
+        return setup
+    setup_lines, imports = setup
     decorator = ""
     if not wrapped:
         found = safety_decoration(handler, ctx)
         if isinstance(found, Skip):
             return found
         decorator, more = found
-        imports += more
-    setup = _setup(handler, plans, builder, name, fact, ctx)
-    if isinstance(setup, Skip):
-        return setup
-    setup_lines, more = setup
-    imports += more
+        imports = more + imports
     reply_type = _reply_type(fact, plans)
     new_annotation = None
     if annotation is not None and reply_type and annotation.strip("'\"") != reply_type:
@@ -686,8 +684,8 @@ def constructor_problem(setup: list[str], builder: str, fact) -> str | None:
                 return f"{builder}() takes no argument {unknown[0]!r}: set [migrate] builder_setup"
             missing = [p for p in (sig.required if sig is not None else []) if p not in covered]
             if missing:
-                return f"{builder}() requires {', '.join(missing)}, which [migrate] builder_setup does not pass " \
-                       f"(it writes {text!r}): set [migrate] builder_setup"
+                return f"{builder}() requires {', '.join(missing)}, which [migrate] builder_setup does not pass: " \
+                       "set [migrate] builder_setup"
     return None
 
 
