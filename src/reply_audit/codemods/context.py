@@ -152,19 +152,22 @@ class PlanContext:
         its definition in the tree (`unknown` when it is not there, or two definitions disagree)."""
         name = self.safety_decorator.rpartition(".")[2]
         configured = str(self.profile.migrate_value("wrapper", "auto") or "auto")
-        if configured != "auto":
-            return WrapperFact(name=name, line=0, behaviour=configured, detail="[migrate] wrapper says so")
         found = [(f.path, w) for f in self.result.files if not f.is_test for w in f.wrappers if w.name == name]
+        requires = found[0][1].requires if len({w.requires for _, w in found}) == 1 else None
+        if configured != "auto":
+            return WrapperFact(name=name, line=0, behaviour=configured, detail="[migrate] wrapper says so",
+                               requires=requires)
         if not found:
             return WrapperFact(name=name, line=0, behaviour="unknown",
                                detail=f"{name} is not defined in the scanned tree")
         if len({w.behaviour for _, w in found}) > 1:
             where = ", ".join(f"{p}:{w.line} ({w.behaviour})" for p, w in found)
-            return WrapperFact(name=name, line=0, behaviour="unknown", detail=f"{name} is defined differently: {where}")
+            return WrapperFact(name=name, line=0, behaviour="unknown", detail=f"{name} is defined differently: {where}",
+                               requires=requires)
         path, fact = found[0]
         return WrapperFact(name=name, line=fact.line, behaviour=fact.behaviour,
                            detail=f"{path}:{fact.line}: {fact.detail}" if fact.detail else f"{path}:{fact.line}",
-                           evidence_line=fact.evidence_line)
+                           evidence_line=fact.evidence_line, requires=requires)
 
     @property
     def wrapper_takes_dicts(self) -> bool:

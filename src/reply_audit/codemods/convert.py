@@ -30,20 +30,19 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 import libcst.matchers as cst_matchers
 
+from ..facts.signatures import is_dict_annotation
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from ..scan import DEFAULT_CODE, marker_comment
 from .base import Edit, Refused, Skip, Target
 
 MARKER = marker_comment(DEFAULT_CODE)
 REPLY_KINDS = frozenset({"builder", "reply"})
-_DICT_ANNOTATION = re.compile(r"^(?:typing\.)?(?:dict|Dict|Mapping|MutableMapping)\b")
 
 
 @dataclass
@@ -291,10 +290,6 @@ def plan_handler(handler: dict[str, Any], ctx) -> HandlerPlan:
     return cache[key]
 
 
-def is_dict_annotation(annotation: str | None) -> bool:
-    return bool(annotation) and _DICT_ANNOTATION.match(annotation.strip("'\"")) is not None
-
-
 def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
     profile = ctx.profile
     name = str(profile.migrate_value("builder_name", "rb"))
@@ -327,6 +322,8 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         return Skip(first)
     wrapped = not ctx.safety_decorator or has_decorator(handler["decorators"], ctx.safety_decorator) \
         or _unwrapped_by_choice(handler, ctx)
+    if left and not wrapped and ctx.wrapper.requires:
+        return Skip(typed_wrapper_words(ctx, handler))
     if left and not wrapped and not ctx.wrapper_takes_dicts:
         lines = ", ".join(str(n) for n in sorted(left))
         return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}; {len(left)} return(s) of {handler['name']} cannot "
@@ -380,6 +377,13 @@ def _unwrapped_by_choice(handler: dict[str, Any], ctx) -> bool:
     """A `# reply-audit: ignore[RA308]` on the handler says it stays outside the wrapper: none is added."""
     rules = ctx.files[handler["path"]].suppressions.get(str(handler.get("first_line") or handler["line"]))
     return rules is not None and (not rules or "RA308" in rules)
+
+
+def typed_wrapper_words(ctx, handler: dict[str, Any]) -> str:
+    wrapper = ctx.wrapper
+    return (f"{wrapper.name} takes only functions that return {wrapper.requires}; {handler['name']} would still "
+            "return raw dicts, a type error: convert all its returns first (phase 3), or widen the wrapper's "
+            "annotation")
 
 
 def wrapper_words(ctx) -> str:
@@ -477,7 +481,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], outcome: str, fac
     message_key = None
     if fact.signatures.get(method) is not None and fact.signatures[method].accepts("message"):
         message_key = next((k for k in profile.migrate_value("dict_returns.message_keys", [])
-                            if k in values and values[k] in ("str", "text", "other")
+                            if k in values and values[k] in ("str", "text")
                             and k not in drop and k != code_key), None)
     return ReturnPlan(method=method, code=code, marker=not override, drop=drop, rename=rename,
                       message_key=message_key)

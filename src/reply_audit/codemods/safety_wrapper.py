@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from .base import Codemod, Edit, Example, Skip, Target
-from .convert import REPLY_KINDS, add_decorator, plan_handler, safety_decoration, wrapper_words
+from .convert import (REPLY_KINDS, add_decorator, plan_handler, safety_decoration, typed_wrapper_words,
+                      wrapper_words)
 
 _SAFETY = '''
 def mcp_safe_tool(func):
@@ -95,6 +96,8 @@ def notes_list() -> dict:
                             "with their conversion (dict-returns, phase 3)")
             found = plan_handler(handler, ctx)
             return Skip(found.skip) if found.skip is not None else found.edit
+        if raw and ctx.wrapper.requires:
+            return Skip(typed_wrapper_words(ctx, handler))
         found = safety_decoration(handler, ctx)
         if isinstance(found, Skip):
             return found

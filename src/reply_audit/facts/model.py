@@ -77,6 +77,7 @@ class WrapperFact:
     behaviour: str                 # passthrough | autowrap | reject | unknown (facts.signatures)
     detail: str = ""
     evidence_line: int = 0
+    requires: str | None = None    # the return type its parameter's annotation demands (`Callable[..., Reply]`)
 
 
 @dataclass(slots=True)

@@ -21,12 +21,19 @@ reply constructions and code literals name, and whether it raises.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 
 from .model import Signature, WrapperFact
 from .registries import dotted_name, last_name, str_value
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DICT_ANNOTATION = re.compile(r"^(?:typing\.)?(?:dict|Dict|Mapping|MutableMapping)\b")
+
+
+def is_dict_annotation(annotation: str | None) -> bool:
+    """Does a return annotation (as written) say the function returns a dict?"""
+    return bool(annotation) and _DICT_ANNOTATION.match(annotation.strip("'\"")) is not None
 
 
 def signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> Signature:
@@ -51,7 +58,8 @@ def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 def read_wrapper(fn: ast.FunctionDef | ast.AsyncFunctionDef, reply_classes: frozenset[str],
                  method_type: Callable[[str], str | None], code_type: Callable[[str], str | None]) -> WrapperFact:
     """Classify the decorator FN by what it does with a non-reply result of the function it wraps."""
-    fact = WrapperFact(name=fn.name, line=fn.lineno, behaviour="unknown")
+    fact = WrapperFact(name=fn.name, line=fn.lineno, behaviour="unknown",
+                       requires=_required_return(fn.args.args[0].annotation) if fn.args.args else None)
     wrapped = fn.args.args[0].arg if fn.args.args else None
     inner = next((s for s in ast.walk(fn) if isinstance(s, FUNCTIONS) and s is not fn), None)
     scope = inner if inner is not None else fn
@@ -65,9 +73,7 @@ def read_wrapper(fn: ast.FunctionDef | ast.AsyncFunctionDef, reply_classes: froz
     if not results and not _returns_call_of(scope, wrapped):
         fact.detail = f"it never calls {wrapped}()"
         return fact
-    for node in ast.walk(scope):
-        if not isinstance(node, ast.If):
-            continue
+    for node, after in _ifs(scope):
         checked = _isinstance_test(node.test, results)
         if checked is None:
             continue
@@ -78,6 +84,8 @@ def read_wrapper(fn: ast.FunctionDef | ast.AsyncFunctionDef, reply_classes: froz
             branch = node.body if negated else node.orelse
         else:
             continue
+        if not branch and _ends(node.body if branch is node.orelse else node.orelse):
+            branch = after   # `if isinstance(result, Reply): return ...` then the other case below it
         fact.evidence_line = node.lineno
         types = _branch_types(branch, reply_classes, method_type, code_type)
         if not branch:
@@ -102,6 +110,37 @@ def read_wrapper(fn: ast.FunctionDef | ast.AsyncFunctionDef, reply_classes: froz
     else:
         fact.detail = "the result is used without a check of its type"
     return fact
+
+
+def _required_return(annotation: ast.expr | None) -> str | None:
+    """`Callable[..., Reply]` / `Callable[P, Reply]` -> "Reply"; None when any return type is accepted."""
+    if not isinstance(annotation, ast.Subscript) or last_name(annotation.value) != "Callable":
+        return None
+    parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else []
+    if len(parts) != 2:
+        return None
+    name = ast.unparse(parts[1]).strip("'\"")
+    return None if name in ("Any", "typing.Any", "object") else name
+
+
+def _ifs(scope: ast.AST):
+    """Every `if` statement in SCOPE with the statements that follow it in its block."""
+    for node in ast.walk(scope):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list):
+                for i, stmt in enumerate(block):
+                    if isinstance(stmt, ast.If):
+                        yield stmt, block[i + 1:]
+        for handler in getattr(node, "handlers", []):
+            for i, stmt in enumerate(handler.body):
+                if isinstance(stmt, ast.If):
+                    yield stmt, handler.body[i + 1:]
+
+
+def _ends(block: list[ast.stmt]) -> bool:
+    """Does the block always leave (its last statement returns or raises)?"""
+    return bool(block) and isinstance(block[-1], (ast.Return, ast.Raise))
 
 
 def _result_names(scope: ast.AST, wrapped: str) -> set[str]:

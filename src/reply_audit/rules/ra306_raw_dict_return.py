@@ -1,5 +1,6 @@
 """RA306: a handler returns a raw dict."""
 
+from ..facts.signatures import is_dict_annotation
 from .base import Example, Rule
 
 
@@ -12,7 +13,9 @@ class RawDictReturn(Rule):
     doc = ("Raw dict returns were allowed only in phase 1, behind the safety wrapper's legacy auto-wrap "
            "(MCP-SYS-S-900). In strict mode every handler returns a Reply. Fix: build the reply "
            "(`reply-audit migrate --select dict-returns`): success-shaped dicts become rb.success(code, "
-           "data={...}), error-shaped ones Invalid, or Error inside an except.")
+           "data={...}), error-shaped ones Invalid, or Error inside an except. A handler annotated as returning "
+           "a dict (`-> dict`, `Dict[str, Any]`) returns one at every return the scan cannot see into "
+           "(`return result`, `return helper(...)`): those count too.")
     valid = [Example('''
 @mcp.tool()
 def notes_search(rb: ReplyBuilder, query):
@@ -26,15 +29,25 @@ def notes_search(query):
     if not query:
         return {"error": "empty query"}
     return dict(success=True, results=[])
-''', expect=2)]
+
+@mcp.tool()
+def notes_status() -> dict:
+    return backend.status()
+''', expect=3)]
 
     def check(self, ctx):
         for h in ctx.inventory.handlers:
             if ctx.is_test(h["path"]):
                 continue
+            typed_dict = is_dict_annotation(h.get("annotation"))
             for r in h["returns"]:
                 if r["kind"] == "dict":
                     keys = ", ".join(r["keys"][:4]) + ("…" if len(r["keys"]) > 4 else "")
                     yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a raw dict "
                                        f"({{{keys}}})", function=h["qualname"], key=",".join(r["keys"]),
+                                       subject={"handler": h, "return": r})
+                elif r["kind"] == "other" and typed_dict:
+                    yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a raw dict (its "
+                                       f"annotation says -> {h['annotation']})", function=h["qualname"],
+                                       key=f"-> {h['annotation']}",
                                        subject={"handler": h, "return": r})

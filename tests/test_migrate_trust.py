@@ -1,0 +1,340 @@
+"""What migrate must never do, pinned case by case: wrap a handler its wrapper will break, write a call that
+raises, put an import where it fails, turn a failure into a success, leave a tree half written."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import textwrap
+
+import pytest
+from typer.testing import CliRunner
+
+from reply_audit.cli import app
+from reply_audit.codemods.apply import add_imports
+from reply_audit.codemods.context import PlanContext
+from reply_audit.codemods.imports import ImportFinder
+from reply_audit.facts.model import Signature, WrapperFact
+from reply_audit.journal import FOLDER, Journal
+from reply_audit.profile import load_profile
+from reply_audit.scan import scan
+from support import facts_of, write_tree
+
+import libcst as cst
+
+RUNNER = CliRunner()
+
+
+def cli(*args):
+    return RUNNER.invoke(app, [str(a) for a in args])
+
+
+# ------------------------------------------------------------------------------------------ the wrapper
+@pytest.mark.parametrize("source,behaviour,detail,requires", [
+    ('''
+def mcp_safe_tool(func: Callable[P, Reply]) -> Callable[P, dict]:
+    def wrapper(*args, **kwargs):
+        result = func(*args, **kwargs)
+        if not isinstance(result, Reply):
+            error = Reply.error(code="MCP-SYS-E-003", message="not a reply")
+            return error.to_dict()
+        return result.to_dict()
+    return wrapper
+''', "reject", "line 5: a result that is not a Reply becomes a reply of type E", "Reply"),
+    ('''
+def mcp_safe_tool(func: Callable[..., Any]):
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        result = func(*args, **kwargs)
+        if isinstance(result, Reply):
+            return replace(result, trace_id="t")
+        return Reply("S", "MCP-SYS-S-900", "legacy", {"payload": result})
+    return wrapper
+''', "autowrap", "line 6: a result that is not a Reply is wrapped as a Success", None),
+    ('''
+def mcp_safe_tool(func):
+    def wrapper(*args, **kwargs):
+        result = func(*args, **kwargs)
+        if isinstance(result, dict):
+            raise TypeError("return a Reply")
+        return result
+    return wrapper
+''', "reject", "line 5: a result that is not a dict becomes an exception", None),
+    ('''
+def mcp_safe_tool(func):
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except Exception as exc:
+            return Reply("E", "MCP-SYS-E-001", str(exc))
+    return wrapper
+''', "passthrough", "the result is returned without a check", None),
+    ('''
+def mcp_safe_tool(func):
+    return func
+''', "passthrough", "it returns func itself", None),
+    ('''
+def mcp_safe_tool(func):
+    def wrapper(*args, **kwargs):
+        result = func(*args, **kwargs)
+        return replace(result, trace_id="t")
+    return wrapper
+''', "unknown", "the result is used without a check of its type", None),
+])
+def test_the_safety_wrapper_is_classified_by_what_it_does_with_a_raw_result(profile, source, behaviour, detail,
+                                                                              requires):
+    facts = facts_of(source, profile)
+    assert facts.wrappers == [WrapperFact(name="mcp_safe_tool", line=2, behaviour=behaviour, detail=detail,
+                                          evidence_line=facts.wrappers[0].evidence_line, requires=requires)]
+
+
+def test_builder_signatures_are_read(profile):
+    facts = facts_of('''
+class ReplyBuilder:
+    def __init__(self, trace_info, tool: str, layer: str = "MCP", *, strict=True, contract):
+        pass
+
+    def success(self, code: str, data: dict, message: str | None = None) -> Reply:
+        pass
+
+    def invalid(self, code, data=None, **extra) -> "Reply":
+        pass
+''', profile)
+    builder = facts.builders[0]
+    assert builder.init == Signature(params=["trace_info", "tool", "layer"], required=["trace_info", "tool", "contract"],
+                                     keyword_only=["strict", "contract"], returns=None)
+    assert builder.signatures["success"] == Signature(params=["code", "data", "message"], required=["code", "data"],
+                                                      returns="Reply")
+    assert builder.signatures["invalid"].accepts("message") and not builder.signatures["success"].accepts("extra")
+
+
+# ------------------------------------------------------------------------------- calls that would raise
+SAFETY = '''
+from replies import Reply
+
+
+def mcp_safe_tool(func):
+    return func
+
+
+class ReplyBuilder:
+    def __init__(self, trace_info, tool):
+        self.trace_info, self.tool = trace_info, tool
+
+    def success(self, code, data, message=None) -> Reply:
+        return Reply()
+
+    def invalid(self, code, data, message=None) -> Reply:
+        return Reply()
+
+    def denied(self, code, data, message=None) -> Reply:
+        return Reply()
+
+    def error(self, code, data, message=None) -> Reply:
+        return Reply()
+'''
+REPLIES = "class Reply:\n    pass\n"
+SERVER = '''
+from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_read(path: str) -> dict:
+    return {"path": path}
+'''
+
+
+@pytest.mark.parametrize("setup,reason", [
+    ('["{name} = {builder}(tool=\\"{tool}\\")"]',
+     "ReplyBuilder() requires trace_info, which [migrate] builder_setup does not pass: set [migrate] builder_setup"),
+    ('["{name} = {builder}(None, tool=\\"{tool}\\", colour=1)"]',
+     "ReplyBuilder() takes no argument 'colour': set [migrate] builder_setup"),
+    ('["{name} = {builder}(1, 2, 3)"]',
+     "ReplyBuilder() takes 2 positional argument(s); [migrate] builder_setup passes 3"),
+    ('["{name} = {builder}(*ARGS)"]',
+     "[migrate] builder_setup passes *args/**kwargs to ReplyBuilder(): it cannot be checked"),
+])
+def test_a_builder_construction_that_would_raise_is_never_written(tmp_path, setup, reason):
+    write_tree(tmp_path, {"safety.py": SAFETY, "replies.py": REPLIES, "server.py": SERVER,
+                          "pyproject.toml": f"[tool.reply-audit.migrate]\nbuilder_setup = {setup}\n"})
+    doc = json.loads(cli("migrate", tmp_path, "-f", "json").stdout)
+    assert doc["files"] == [] and [(s["rule"], s["line"], s["reason"]) for s in doc["skipped"]] == [
+        ("RA306", 8, reason)]
+
+
+def test_a_builder_outside_the_tree_is_not_constructed(tmp_path):
+    write_tree(tmp_path, {"server.py": "from safety import mcp_safe_tool\n" + SERVER.split("\n", 2)[2],
+                          "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_class = "ReplyBuilder"\n'})
+    doc = json.loads(cli("migrate", tmp_path, "-f", "json").stdout)
+    assert [s["reason"] for s in doc["skipped"]] == [
+        "ReplyBuilder is not defined in the scanned tree (or defined twice): its constructor and methods cannot be "
+        "checked, so no call to it is written"]
+
+
+# ------------------------------------------------------------------------------------------- imports
+def test_new_imports_follow_the_sys_path_setup_they_need():
+    module = cst.parse_module(textwrap.dedent('''
+        import sys
+        from pathlib import Path
+
+
+        def check():
+            pass
+
+
+        ROOT = Path(__file__).parent / "src"
+        if ROOT.exists():
+            sys.path.insert(0, str(ROOT))
+
+        from core.db import connect
+        from core.log import log
+
+        VALUE = 1
+        '''))
+    code = add_imports(module, ["from safety import mcp_safe_tool"]).code
+    assert code.split("from core.log import log\n")[1].startswith("from safety import mcp_safe_tool\n\nVALUE = 1")
+
+
+def test_a_script_gets_no_relative_import(tmp_path):
+    result = scan(write_tree(tmp_path, {
+        "tools/__init__.py": "",
+        "tools/safety.py": "def mcp_safe_tool(f):\n    return f\n",
+        "tools/server.py": "def main():\n    pass\n\n\nif __name__ == '__main__':\n    main()\n",
+        "tools/other.py": "x = 1\n",
+    }), load_profile(None, tmp_path))
+    finder = ImportFinder(result)
+    assert finder.statement_for("mcp_safe_tool", "tools/other.py") == "from .safety import mcp_safe_tool"
+    assert finder.statement_for("mcp_safe_tool", "tools/server.py") is None
+
+
+# ---------------------------------------------------------------------------- failures stay failures
+def test_a_failed_iar_result_never_gets_error_none(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": '[tool.reply-audit]\nprofile = "iar"\n', "actions.py": '''
+        def fetch(url):
+            if not url:
+                return {"status": "error", "message": "no url"}
+            try:
+                body = download(url)
+            except Exception as e:
+                return {"result": None, "note": f"download failed: {e}"}
+            if body is None:
+                return {"status": "Failed", "url": url}
+            if len(body) > 10:
+                return {"success": False, "reason": "too big", "error": None}
+            return {"status": "ok", "body": body}
+
+
+        registry.register_action("fetch", fetch)
+        '''})
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    returns = [line.strip() for line in (tmp_path / "actions.py").read_text().splitlines()
+               if line.strip().startswith("return")]
+    errors = [r.split('"data"')[0] for r in returns]
+    assert errors == [
+        'return {"error": {"code": "RES-ERR-ACTN-0001", "message": "no url", "details": {}}, ',
+        'return {"error": {"code": "RES-ERR-ACTN-0001", "message": "failed (returned from an except); the result '
+        'says no more", "details": {}}, ',
+        'return {"error": {"code": "RES-ERR-ACTN-0001", "message": "failed (status \'Failed\'); the result says no '
+        'more", "details": {}}, ',
+        'return {"error": {"code": "RES-ERR-ACTN-0001", "message": "too big", "details": {}}, ',
+        'return {"error": None, ']
+    doc = json.loads(cli("scan", tmp_path, "-f", "json", "--fail-on", "none").stdout)
+    assert doc["results"]["errors_by_shape"] == {"bare_string": 0, "none": 1, "object": 4, "other": 0}
+
+
+# ------------------------------------------------------------------------------------------------ files
+def _two_file_tree(tmp_path):
+    body = SERVER.replace("notes_read", "{name}")
+    return write_tree(tmp_path, {"safety.py": SAFETY, "replies.py": REPLIES,
+                                 "a.py": body.replace("{name}", "a_read"), "b.py": body.replace("{name}", "b_read"),
+                                 "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_setup = '
+                                                   '["{name} = {builder}(None, tool=\\"{tool}\\")"]\n'})
+
+
+def test_read_only_files_are_refused_unless_forced(tmp_path):
+    root = _two_file_tree(tmp_path)
+    os.chmod(root / "a.py", 0o444)
+    done = cli("migrate", root, "--apply", "-f", "json")
+    doc = json.loads(done.stdout)
+    assert done.exit_code == 1 and doc["written"] == ["b.py"]
+    assert [(r["path"], r["reason"]) for r in doc["refused"]] == [
+        ("a.py", "not written: is read-only (mode 0444): pass --force to rewrite it")]
+    forced = cli("migrate", root, "--apply", "--force", "-f", "json")
+    assert forced.exit_code == 0 and json.loads(forced.stdout)["written"] == ["a.py"]
+    assert stat.S_IMODE(os.stat(root / "a.py").st_mode) == 0o444 and "rb.success(" in (root / "a.py").read_text()
+
+
+def test_stale_temporaries_of_ours_are_removed_and_nothing_else(tmp_path):
+    root = _two_file_tree(tmp_path)
+    (root / ".a.py.k2j4h1x9.reply-audit.tmp").write_text("half")
+    (root / ".a.py.k2j4h1x9.tmp").write_text("someone else's")
+    doc = json.loads(cli("migrate", root, "--apply", "-f", "json").stdout)
+    assert doc["removed_temporaries"] == [".a.py.k2j4h1x9.reply-audit.tmp"]
+    assert sorted(p.name for p in root.iterdir() if p.name.startswith(".a")) == [".a.py.k2j4h1x9.tmp"]
+
+
+def test_an_interrupted_apply_is_recorded_then_resumed_or_rolled_back(tmp_path):
+    root = _two_file_tree(tmp_path)
+    old = {n: (root / n).read_bytes() for n in ("a.py", "b.py")}
+    shown = json.loads(cli("migrate", root, "-f", "json").stdout)
+    assert [f["path"] for f in shown["files"]] == ["a.py", "b.py"]
+    # a run killed after the journal and the first file: simulate it with the journal's own API
+    from reply_audit.migrate import migrate
+    from reply_audit.codemods import select_codemods
+
+    result = migrate(scan(root, load_profile(None, root)), select_codemods(None, None))
+    new = {p: result.sources[p] for p in ("a.py", "b.py")}
+    Journal.begin(root, [(p, old[p], new[p], 0o644) for p in ("a.py", "b.py")])
+    (root / "a.py").write_bytes(new["a.py"])
+
+    refused = cli("migrate", root, "--apply")
+    assert refused.exit_code == 2 and refused.stderr.strip() == (
+        f"reply-audit: error: an interrupted `migrate --apply` left its journal in {root.as_posix()}/{FOLDER} "
+        "(2 file(s)): run with --resume to finish it or --rollback to undo it")
+    dry = cli("migrate", root)
+    assert dry.exit_code == 0 and dry.stderr.startswith("reply-audit: warning: an interrupted")
+
+    back = cli("migrate", root, "--rollback")
+    assert back.exit_code == 0 and "rolled back the interrupted migrate: 1 file(s) written, 1 already done" in \
+        back.stderr
+    assert {n: (root / n).read_bytes() for n in old} == old and not (root / FOLDER).exists()
+
+    Journal.begin(root, [(p, old[p], new[p], 0o644) for p in ("a.py", "b.py")])
+    (root / "a.py").write_bytes(new["a.py"])
+    ahead = cli("migrate", root, "--resume")
+    assert ahead.exit_code == 0 and "finished the interrupted migrate: 1 file(s) written, 1 already done" in \
+        ahead.stderr
+    assert {n: (root / n).read_bytes() for n in old} == new and not (root / FOLDER).exists()
+    assert cli("migrate", root, "--check").exit_code == 0
+
+
+def test_a_file_changed_since_the_interruption_is_left_alone(tmp_path):
+    root = _two_file_tree(tmp_path)
+    old = {n: (root / n).read_bytes() for n in ("a.py", "b.py")}
+    Journal.begin(root, [(p, old[p], old[p] + b"# new\n", 0o644) for p in ("a.py", "b.py")])
+    (root / "b.py").write_bytes(b"edited by hand\n")
+    done = cli("migrate", root, "--resume")
+    assert done.exit_code == 2 and done.stderr.strip().endswith(
+        f"reply-audit: error: changed since the interrupted run, left alone: b.py (the journal stays in {FOLDER})")
+    assert (root / "a.py").read_bytes() == old["a.py"] + b"# new\n" and (root / FOLDER).exists()
+    assert cli("migrate", root, "--resume", "--rollback").exit_code == 2
+    back = cli("migrate", root, "--rollback")
+    assert back.exit_code == 2 and (root / "a.py").read_bytes() == old["a.py"]
+    assert (root / "b.py").read_bytes() == b"edited by hand\n"
+
+
+def test_resume_without_a_journal_is_a_usage_error(tmp_path):
+    root = _two_file_tree(tmp_path)
+    done = cli("migrate", root, "--resume")
+    assert done.exit_code == 2 and "no interrupted migrate to resume" in done.stderr
+
+
+def test_the_summary_names_the_wrapper_behaviour(tmp_path):
+    root = _two_file_tree(tmp_path)
+    ctx = PlanContext(scan(root, load_profile(None, root)))
+    assert (ctx.wrapper.behaviour, ctx.wrapper.detail) == ("passthrough", "safety.py:5: it returns func itself")
+    done = cli("migrate", root)
+    assert "safety wrapper mcp_safe_tool: passes raw results through; handlers are wrapped as they are " \
+           "(safety.py:5: it returns func itself)" in done.stderr
