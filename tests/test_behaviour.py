@@ -106,7 +106,7 @@ def test_strict_wrapper_phase_one_alone_wraps_nothing_that_still_returns_dicts(t
     assert doc["skipped"][0]["reason"] == (
         "mcp_safe_tool turns a result that is not a reply into an Error (safety.py:21: line 27: a result that is "
         "not a Reply becomes a reply of type E), and 1 return(s) of notes_ping are not replies yet (line 28): it "
-        "is wrapped together with their conversion (dict-returns, phase 3)")
+        "is wrapped together with their conversion (dict-returns, phase 3), or under [migrate] legacy_wrap")
     assert probe(root) == before
 
 
@@ -121,6 +121,25 @@ def test_lenient_wrapper_phase_one_wraps_and_all_phases_convert(tmp_path):
         ("MCP-SYS-S-900", old["raw"]) for old in before]
     migrate(root)
     check_meaning(before, probe(root))
+
+
+def test_the_legacy_auto_wrap_keeps_meaning_in_phase_one_and_goes_in_phase_three(tmp_path):
+    before = probe(tree(tmp_path, "before"))
+    root = tree(tmp_path, "legacy")
+    with open(root / "pyproject.toml", "a", encoding="utf-8") as handle:
+        handle.write("legacy_wrap = true\n")
+    doc = migrate(root, "--phase", "1")
+    assert doc["skipped"] == [] and sum(len(f["rewrites"]) for f in doc["files"]) == 9
+    text = (root / "server.py").read_text(encoding="utf-8")
+    assert text.count("@mcp_safe_tool\n@_legacy_reply\ndef ") == 9
+    check_meaning(before, probe(root))
+    migrate(root)
+    text = (root / "server.py").read_text(encoding="utf-8")
+    assert "@_legacy_reply\n" not in text and text.count("@mcp_safe_tool\ndef ") == 9
+    check_meaning(before, probe(root))
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "m"),
+                              "server.py"], cwd=root, capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout
 
 
 def test_a_wrapper_typed_for_replies_is_not_put_on_a_handler_that_returns_dicts(tmp_path):

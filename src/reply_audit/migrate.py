@@ -68,6 +68,7 @@ class MigrateResult:
     folders: set[str] = field(default_factory=set)                 # folders of the scanned files (relative)
     removed_temporaries: list[str] = field(default_factory=list)  # stale temporaries of an interrupted run
     wrapper: WrapperFact | None = None                             # what the safety decorator does with raw dicts
+    legacy_wrap: bool = False                                      # [migrate] legacy_wrap: phase 1 auto-wraps
 
     @property
     def changed(self) -> list[str]:
@@ -119,6 +120,7 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> Migrat
     context = PlanContext(result)
     if context.safety_decorator and {"safety-wrapper", "dict-returns"} & {c.name for c in chosen}:
         out.wrapper = context.wrapper
+        out.legacy_wrap = bool(context.profile.migrate_value("legacy_wrap", False))
     gave_up: set[tuple] = set()
     applied_keys: set[tuple] = set()
     current = result

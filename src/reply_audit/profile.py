@@ -542,6 +542,8 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
         value = migrate.get(key, [])
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise UserError(f"{origin}: [migrate] {key} must be a list of strings")
+    if not isinstance(migrate.get("legacy_wrap", False), bool):
+        raise UserError(f"{origin}: [migrate] legacy_wrap must be true or false")
     wrapper = migrate.get("wrapper", "auto")
     if wrapper not in WRAPPER_BEHAVIOURS:
         raise UserError(f"{origin}: [migrate] wrapper = {wrapper!r} must be one of {list(WRAPPER_BEHAVIOURS)}")

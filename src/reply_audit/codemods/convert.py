@@ -72,6 +72,7 @@ class HandlerReplies(Edit):
     after: tuple[str, ...] = ()               # decorators that register a handler
     annotation: str | None = None             # the new return annotation (None: unchanged)
     helper: str = ""                          # the run-time classifier's name (runtime plans)
+    unwrap_legacy: bool = False               # remove the legacy auto-wrap decorator (every return converted)
 
     @property
     def key(self) -> tuple:
@@ -91,6 +92,8 @@ class HandlerReplies(Edit):
             node = _insert_setup(updated, self.setup) if self.setup else updated
             if self.decorator:
                 node = add_decorator(node, self.decorator, self.after)
+            if self.unwrap_legacy:   # its returns are all replies now: the legacy auto-wrap has nothing to do
+                node = _without_decorator(node, LEGACY_WRAP)
             if self.annotation is not None and node.returns is not None:
                 node = node.with_changes(returns=node.returns.with_changes(
                     annotation=cst.parse_expression(self.annotation)))
@@ -215,6 +218,11 @@ def add_decorator(node: cst.FunctionDef, name: str, after: tuple[str, ...]) -> c
         raise Refused("no registration decorator found on the function")
     decorators.insert(place, cst.Decorator(decorator=cst.parse_expression(name)))
     return node.with_changes(decorators=decorators)
+
+
+def _without_decorator(node: cst.FunctionDef, name: str) -> cst.FunctionDef:
+    kept = [d for d in node.decorators if _dotted(d.decorator) != name]
+    return node if len(kept) == len(node.decorators) else node.with_changes(decorators=kept)
 
 
 def _dotted(node: cst.BaseExpression) -> str:
@@ -363,7 +371,7 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         codemod="dict-returns", path=handler["path"], spans=sorted(plans), description="", imports=imports,
         definitions=definitions, function=handler["name"], line=handler["line"], builder_name=name,
         data_keyword=str(profile.migrate_value("data_keyword", "data")), setup=setup_lines, returns=plans,
-        decorator=decorator, after=registration, annotation=new_annotation, helper=helper)
+        decorator=decorator, after=registration, annotation=new_annotation, helper=helper, unwrap_legacy=not left)
     parts = [f"{len(plans)} return(s) -> {name} calls"]
     if decorator:
         parts.append(f"@{decorator}")
@@ -581,6 +589,88 @@ def _helper_clash(helper: str, handler: dict[str, Any], ctx) -> str | None:
     if helper in handler.get("local_names", []):
         return f"{helper!r} is a local name in {handler['name']}: set [migrate.dict_returns] helper"
     return None
+
+
+LEGACY_WRAP = "_legacy_reply"
+_TOOL = "\x00tool\x00"
+
+
+def legacy_wrap(handler: dict[str, Any], ctx) -> tuple[dict[str, str], list[str]] | Skip:
+    """([migrate] legacy_wrap, plan 001's phase-1 auto-wrap under a wrapper that rejects raw results) the
+    module-level functions and imports that let HANDLER be wrapped before its returns are converted: a
+    decorator below the wrapper that turns a raw dict into a reply, classified by its own keys."""
+    typed = ctx.handler_fact(handler)
+    if typed is not None and typed.asynchronous:
+        return Skip(f"{handler['name']} is async: the legacy auto-wrap is written for plain functions")
+    builder = ctx.primary_builder
+    fact = ctx.builder_fact(builder) if builder else None
+    if fact is None:
+        return Skip("the legacy auto-wrap needs a builder defined in the scanned tree: set [migrate] builder_class")
+    name = str(ctx.profile.migrate_value("builder_name", "rb"))
+    try:
+        setup = [t.format(name=name, builder=builder, tool=_TOOL) for t in
+                 ctx.profile.migrate_value("builder_setup", [])]
+    except (KeyError, IndexError, ValueError) as exc:
+        return Skip(f"[migrate] builder_setup is not a valid template: {exc}")
+    dynamic = []
+    for line in setup:
+        line = line.replace(f'"{_TOOL}"', "func.__name__").replace(f"'{_TOOL}'", "func.__name__")
+        if _TOOL in line:
+            return Skip("[migrate] builder_setup uses {tool} outside quotes: the legacy auto-wrap cannot name the "
+                        "tool at run time")
+        dynamic.append(line)
+    try:
+        free, _ = names_of(dynamic)
+    except SyntaxError as exc:
+        return Skip(f"[migrate] builder_setup is not valid Python: {exc}")
+    problem = constructor_problem(dynamic, builder, fact)
+    if problem:
+        return Skip(problem)
+    plans = {}
+    codes = []
+    for letter in ("S", "I"):
+        method = ctx.profile.method_for_type(letter)
+        code = str(ctx.profile.migrate_value(f"dict_returns.{method}_code", "") or "")
+        if method is None or method not in fact.methods or not code or not ctx.registered(code):
+            return Skip(f"the legacy auto-wrap needs a registered [migrate.dict_returns] {method}_code")
+        problem = _call_problem(fact, method, ctx)
+        if problem:
+            return Skip(problem)
+        codes.append((method, code))
+    plans[(0, 0, 0, 0)] = ReturnPlan(runtime=(codes[0][0], codes[0][1], codes[1][0], codes[1][1]))
+    reply = _reply_type(fact, plans)
+    if not reply:
+        return Skip(f"{builder}'s methods declare no return type: the legacy auto-wrap cannot name the reply class")
+    imports = ["import functools", "import typing"]
+    for needed in [n for n in free if n != "func"] + [reply]:
+        found = _import_of(needed, handler["path"], "reply_imports" if needed == reply else "builder_imports", ctx)
+        if isinstance(found, Skip):
+            return found
+        imports += found
+    helper = str(ctx.profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
+    for clash in (_helper_clash(helper, handler, ctx), _helper_clash(LEGACY_WRAP, handler, ctx)):
+        if clash:
+            return Skip(clash)
+    body = "\n".join(f"        {line}" for line in dynamic)
+    (ok, ok_code), (fail, fail_code) = codes
+    source = (
+        f'def {LEGACY_WRAP}(func: "typing.Callable[..., typing.Any]") -> "typing.Callable[..., {reply}]":\n'
+        '    """Written by reply-audit migrate (plan 001 phase 1, legacy auto-wrap): a handler that still returns '
+        "raw\n"
+        "    dicts gets a reply, classified by the dict's own flags and keys (a failure is never a Success).\n"
+        '    Remove it once the handler builds its replies."""\n'
+        "    @functools.wraps(func)\n"
+        "    def wrapper(*args, **kwargs):\n"
+        "        result = func(*args, **kwargs)\n"
+        f"        if isinstance(result, {reply}):\n"
+        "            return result\n"
+        f"{body}\n"
+        f"        return {helper}(result, {name}.{ok}, {_py(ok_code)}, {name}.{fail}, {_py(fail_code)})"
+        f"  # {MARKER}\n"
+        "    return wrapper\n")
+    definitions = {helper: helper_source(helper, reply, ctx.profile, _takes_message(fact, plans)),
+                   LEGACY_WRAP: source}
+    return definitions, imports
 
 
 def helper_source(name: str, reply: str, profile, message: bool) -> str:

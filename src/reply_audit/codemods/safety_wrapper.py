@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from .base import Codemod, Edit, Example, Skip, Target
-from .convert import (REPLY_KINDS, add_decorator, plan_handler, safety_decoration, typed_wrapper_words,
-                      wrapper_words)
+from .convert import (LEGACY_WRAP, REPLY_KINDS, add_decorator, legacy_wrap, plan_handler, safety_decoration,
+                      typed_wrapper_words, wrapper_words)
 
 _SAFETY = '''
 def mcp_safe_tool(func):
@@ -23,12 +23,14 @@ class AddDecorator(Edit):
     line: int = 0
     function: str = ""
     after: tuple[str, ...] = ()   # decorators (dotted, without call) that register a handler
+    below: str = ""               # a decorator to put directly below it (the legacy auto-wrap)
 
     def targets(self) -> list[Target]:
         return [Target("def", (self.function, self.line))]
 
     def rewrite(self, target, original, updated, ctx):
-        return add_decorator(updated, self.name, self.after)
+        node = add_decorator(updated, self.name, self.after)
+        return add_decorator(node, self.below, (self.name,)) if self.below else node
 
 
 class SafetyWrapper(Codemod):
@@ -90,19 +92,35 @@ def notes_list() -> dict:
         raw = [r for r in handler["returns"] if r["kind"] not in REPLY_KINDS]
         if raw and not ctx.wrapper_takes_dicts:
             # wrapping alone would break every raw return: only together with their conversion
-            if "dict-returns" not in ctx.selected:
+            if "dict-returns" in ctx.selected:
+                found = plan_handler(handler, ctx)
+                return Skip(found.skip) if found.skip is not None else found.edit
+            if not ctx.profile.migrate_value("legacy_wrap", False):
                 return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}, and {len(raw)} return(s) of "
                             f"{handler['name']} are not replies yet (line {raw[0]['line']}): it is wrapped together "
-                            "with their conversion (dict-returns, phase 3)")
-            found = plan_handler(handler, ctx)
-            return Skip(found.skip) if found.skip is not None else found.edit
+                            "with their conversion (dict-returns, phase 3), or under [migrate] legacy_wrap")
+            legacy = legacy_wrap(handler, ctx)
+            if isinstance(legacy, Skip):
+                return legacy
+            definitions, more = legacy
+            found = safety_decoration(handler, ctx)
+            if isinstance(found, Skip):
+                return found
+            decorator, imports = found
+            edit = self._edit(handler, decorator, imports + more, ctx)
+            edit.below, edit.definitions = LEGACY_WRAP, definitions
+            edit.description += f" with @{LEGACY_WRAP}"
+            return edit
         if raw and ctx.wrapper.requires:
             return Skip(typed_wrapper_words(ctx, handler))
         found = safety_decoration(handler, ctx)
         if isinstance(found, Skip):
             return found
         decorator, imports = found
-        registration = tuple(d for d in ctx.profile.handler_decorators if d != safety)
+        return self._edit(handler, decorator, imports, ctx)
+
+    def _edit(self, handler, decorator: str, imports: list[str], ctx) -> AddDecorator:
+        registration = tuple(d for d in ctx.profile.handler_decorators if d != ctx.safety_decorator)
         return AddDecorator(codemod=self.name, path=handler["path"],
                             spans=[(handler["line"], -1, handler["line"], -1)],
                             description=f"@{decorator} on {handler['name']}", imports=imports,

@@ -638,6 +638,7 @@ class FactsExtractor:
                                   candidate=candidate,
                                   end_line=node.end_lineno or node.lineno, top_calls=_top_calls(node.body),
                                   inline_body=self._inline_body(node),
+                                  asynchronous=isinstance(node, ast.AsyncFunctionDef),
                                   annotation=ast.unparse(node.returns) if node.returns is not None else None,
                                   first_line=min([d.lineno for d in node.decorator_list] + [node.lineno]))
             self.facts.handlers.append(handler)

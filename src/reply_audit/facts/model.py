@@ -177,6 +177,7 @@ class HandlerFact:
     end_line: int = 0
     first_line: int = 0        # the first decorator's line (the def line when there is none)
     inline_body: bool = False  # the body starts on the line of the def's colon (`def f(): return {...}`)
+    asynchronous: bool = False  # `async def`
     local_names: list[str] = field(default_factory=list)  # names the function binds (params, targets, imports)
     top_calls: dict[str, list] = field(default_factory=dict)  # `name = Callee(...)` in the top block: [callee, line]
     annotation: str | None = None  # the return annotation as written (`dict`, `Dict[str, Any]`, `Reply`)

@@ -42,8 +42,10 @@ def render_summary(result: MigrateResult, applied: bool, display_root: str) -> s
     if not result.converged:
         parts.append(f"warning: still rewriting after {result.passes} passes; run migrate again and report a bug")
     if result.wrapper is not None:
-        parts.append(f"safety wrapper {result.wrapper.name}: {WRAPPER_WORDS[result.wrapper.behaviour]} "
-                     f"({result.wrapper.detail})")
+        words = WRAPPER_WORDS[result.wrapper.behaviour]
+        if result.legacy_wrap and result.wrapper.behaviour in ("reject", "unknown"):
+            words = words.split(";")[0] + "; phase 1 puts the legacy auto-wrap (@_legacy_reply) below it"
+        parts.append(f"safety wrapper {result.wrapper.name}: {words} ({result.wrapper.detail})")
     if result.removed_temporaries:
         parts.append(f"removed {len(result.removed_temporaries)} stale temporary file(s) of an interrupted run: "
                      + ", ".join(result.removed_temporaries[:5]))
