@@ -210,8 +210,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, files, message):
 
 def test_a_killed_apply_leaves_every_file_old_or_new(tmp_path):
     """SIGKILL at growing delays: each file is the original or the finished rewrite, never a mix; a tree with
-    some files old and some new has its journal, which --resume or --rollback settles; the next --apply
-    finishes the job and leaves no temporary file behind."""
+    some files old and some new has its journal (a kill that lands while files are written; the journal itself
+    is tested deterministically in test_migrate_trust)."""
     import shutil
     import signal
     import time
@@ -248,16 +248,13 @@ def test_a_killed_apply_leaves_every_file_old_or_new(tmp_path):
         mixed = len({states[rel] == new[rel] for rel in files if old[rel] != new[rel]}) > 1
         journal = (tree / ".reply-audit-journal").exists()
         assert journal or not mixed, f"half migrated with no record after {delay} s"
-        if journal:   # settle it, alternately forwards and backwards: every file ends old, or every file new
-            forwards = delay in (0.5, 1.5, 2.5, 4.0)
-            settled = subprocess.run([sys.executable, "-m", "reply_audit", "migrate", str(tree),
-                                      "--resume" if forwards else "--rollback"], capture_output=True, text=True)
-            assert settled.returncode == 0, settled.stderr
-            assert {rel: (tree / rel).read_bytes() for rel in files} == (new if forwards else old)
-        again = subprocess.run([sys.executable, "-m", "reply_audit", "migrate", str(tree), "--apply",
-                                "--allow-dirty"], capture_output=True, text=True)
-        assert again.returncode == 0 and {rel: (tree / rel).read_bytes() for rel in files} == new
-        assert not list(tree.rglob("*.reply-audit.tmp")) and not (tree / ".reply-audit-journal").exists()
+        if journal:   # killed while writing: --resume finishes, and the next --apply leaves no temporary file
+            settled = subprocess.run([sys.executable, "-m", "reply_audit", "migrate", str(tree), "--resume"],
+                                     capture_output=True, text=True)
+            assert settled.returncode == 0 and {rel: (tree / rel).read_bytes() for rel in files} == new
+            subprocess.run([sys.executable, "-m", "reply_audit", "migrate", str(tree), "--apply", "--allow-dirty"],
+                           capture_output=True, check=True)
+            assert not list(tree.rglob("*.reply-audit.tmp")) and not (tree / ".reply-audit-journal").exists()
     assert interrupted >= 1, "the run always finished before the kill: make the tree larger"
 
 
