@@ -167,3 +167,24 @@ def test_a_second_run_changes_nothing_and_mypy_finds_no_new_error(tmp_path, leni
     assert checked.returncode == 0, checked.stdout
     text = (root / "server.py").read_text(encoding="utf-8")
     assert text.count("-> Reply:") == 10 and "-> dict" not in text.split("def notes_ping")[1]
+
+
+def test_the_bundled_example_gains_no_type_error(tmp_path):
+    """mypy on examples/legacy_mcp reports the example's two planted defects before migrate, and nothing more
+    after it (a `-> dict` over replies, a wrapper typed for replies, a call with a wrong argument would show)."""
+    from support import EXAMPLE
+
+    root = tmp_path / "legacy_mcp"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".*cache*"))
+
+    def errors():
+        done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--cache-dir", str(tmp_path / "m"),
+                               "src/notesvc"], cwd=root, capture_output=True, text=True)
+        return sorted(line for line in done.stdout.splitlines() if ": error:" in line)
+
+    planted = ['src/notesvc/replies/codes.py:69: error: Argument 2 to "ReplyCode" has incompatible type "str"; '
+               'expected "Layer"  [arg-type]',
+               'src/notesvc/tools/legacy_tools.py:17: error: "type[Reply]" has no attribute "info"  [attr-defined]']
+    assert errors() == planted
+    assert migrate(root)["refused"] == []
+    assert errors() == planted

@@ -310,23 +310,32 @@ def test_an_interrupted_apply_is_recorded_then_resumed_or_rolled_back(tmp_path):
     assert cli("migrate", root, "--check").exit_code == 0
 
 
-def test_a_run_stopped_between_two_files_leaves_its_journal(tmp_path, monkeypatch):
-    """The process dies (here: an exception nothing catches) after the first file is replaced."""
+def _write_failing_on_b(root, monkeypatch, failure: BaseException):
+    """Write the migration of ROOT with the replacement of b.py failing with FAILURE; the migrate result."""
     import reply_audit.migrate as migrate_module
 
-    root = _two_file_tree(tmp_path)
-    old = {n: (root / n).read_bytes() for n in ("a.py", "b.py")}
     real = migrate_module.replace
 
-    def dying(path, data, mode, durable=True):
+    def replace(path, data, mode, durable=True):
         if path.name == "b.py":
-            raise KeyboardInterrupt
+            raise failure
         real(path, data, mode, durable)
 
-    monkeypatch.setattr(migrate_module, "replace", dying)
+    result = migrate_module.migrate(scan(root, load_profile(None, root)))
+    monkeypatch.setattr(migrate_module, "replace", replace)
+    try:
+        migrate_module.write(result, allow_dirty=True)
+    finally:
+        monkeypatch.undo()
+    return result
+
+
+def test_a_run_stopped_between_two_files_leaves_its_journal(tmp_path, monkeypatch):
+    """The process dies (here: an exception nothing catches) after the first file is replaced."""
+    root = _two_file_tree(tmp_path)
+    old = {n: (root / n).read_bytes() for n in ("a.py", "b.py")}
     with pytest.raises(KeyboardInterrupt):
-        migrate_module.write(migrate_module.migrate(scan(root, load_profile(None, root))), allow_dirty=True)
-    monkeypatch.undo()
+        _write_failing_on_b(root, monkeypatch, KeyboardInterrupt())
     assert (root / "a.py").read_bytes() != old["a.py"] and (root / "b.py").read_bytes() == old["b.py"]
     assert [e["path"] for e in Journal.find(root).entries] == ["a.py", "b.py"]
     assert cli("migrate", root, "--apply").exit_code == 2
@@ -336,21 +345,11 @@ def test_a_run_stopped_between_two_files_leaves_its_journal(tmp_path, monkeypatc
 
 
 def test_a_write_that_fails_in_the_middle_undoes_the_run(tmp_path, monkeypatch):
-    import reply_audit.migrate as migrate_module
     from reply_audit.safe_write import WriteRefused
 
     root = _two_file_tree(tmp_path)
     old = {n: (root / n).read_bytes() for n in ("a.py", "b.py")}
-    real = migrate_module.replace
-
-    def full_disk(path, data, mode, durable=True):
-        if path.name == "b.py":
-            raise WriteRefused("cannot write: No space left on device")
-        real(path, data, mode, durable)
-
-    monkeypatch.setattr(migrate_module, "replace", full_disk)
-    result = migrate_module.migrate(scan(root, load_profile(None, root)))
-    migrate_module.write(result, allow_dirty=True)
+    result = _write_failing_on_b(root, monkeypatch, WriteRefused("cannot write: No space left on device"))
     assert result.written == [] and {n: (root / n).read_bytes() for n in old} == old
     assert sorted((r.path, r.reason) for r in result.refused) == [
         ("a.py", "not written: undone, because b.py could not be written (cannot write: No space left on device)"),

@@ -36,6 +36,7 @@ from typing import Any
 import libcst as cst
 import libcst.matchers as cst_matchers
 
+from ..facts.registries import last_name
 from ..facts.signatures import is_dict_annotation
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from ..scan import DEFAULT_CODE, marker_comment
@@ -763,7 +764,7 @@ def constructor_problem(setup: list[str], builder: str, fact) -> str | None:
     sig = fact.init
     for text in setup:
         for node in ast.walk(ast.parse(text)):
-            if not (isinstance(node, ast.Call) and _callee_name(node.func) == builder):
+            if not (isinstance(node, ast.Call) and last_name(node.func) == builder):
                 continue
             if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
                 return f"[migrate] builder_setup passes *args/**kwargs to {builder}(): it cannot be checked"
@@ -780,14 +781,6 @@ def constructor_problem(setup: list[str], builder: str, fact) -> str | None:
             if missing:
                 return f"{builder}() requires {', '.join(missing)}, which [migrate] builder_setup does not pass: " \
                        "set [migrate] builder_setup"
-    return None
-
-
-def _callee_name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
     return None
 
 
