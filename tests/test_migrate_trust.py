@@ -385,3 +385,15 @@ def test_the_summary_names_the_wrapper_behaviour(tmp_path):
     done = cli("migrate", root)
     assert "safety wrapper mcp_safe_tool: passes raw results through; handlers are wrapped as they are " \
            "(safety.py:5: it returns func itself)" in done.stderr
+
+
+def test_written_functions_follow_the_files_line_endings(tmp_path):
+    """The run-time classifier's docstring spans two lines: in a CRLF file they end in CRLF too."""
+    server = SERVER.replace('return {"path": path}', 'result = {"path": path}\n    return result')
+    write_tree(tmp_path, {"safety.py": SAFETY, "replies.py": REPLIES,
+                          "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_setup = '
+                                            '["{name} = {builder}(None, tool=\\"{tool}\\")"]\n'})
+    (tmp_path / "server.py").write_bytes(textwrap.dedent(server).replace("\n", "\r\n").encode())
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    data = (tmp_path / "server.py").read_bytes()
+    assert b"def _reply_from_legacy(" in data and data.count(b"\n") == data.count(b"\r\n")

@@ -272,7 +272,8 @@ def add_definitions(module: cst.Module, definitions: dict[str, str]) -> cst.Modu
     for name, source in definitions.items():
         if name in defined:
             continue
-        stmt = cst.parse_statement(source)
+        newline = module.default_newline   # a docstring's own line breaks follow the file's (CRLF stays CRLF)
+        stmt = cst.parse_statement(source.replace("\n", newline) if newline != "\n" else source)
         at = _import_position(body)
         body.insert(at, stmt.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
         if at + 1 < len(body):
