@@ -397,3 +397,101 @@ def test_written_functions_follow_the_files_line_endings(tmp_path):
     assert cli("migrate", tmp_path, "--apply").exit_code == 0
     data = (tmp_path / "server.py").read_bytes()
     assert b"def _reply_from_legacy(" in data and data.count(b"\n") == data.count(b"\r\n")
+
+
+# ------------------------------------------------------------------------------ which failure it is
+DECISION_SERVER = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_write(path: str, reason: str) -> dict:
+    if path.startswith("/system"):
+        return {"allowed": False, "error": reason}
+    if path.startswith("/locked"):
+        return {"decision": "DENY", "path": path}
+    return {"success": True, "path": path}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def db_query(sql: str, limit: str) -> dict:
+    if not sql.startswith("SELECT"):
+        return {"success": False, "error": "Only SELECT queries allowed"}
+    if sql == "SELECT mode":
+        return {"error": "Allowed modes: fast, slow"}
+    try:
+        n = int(limit)
+    except ValueError:
+        return {"error": f"limit is not a number: {limit}"}
+    try:
+        rows = run(sql, n)
+    except Exception as exc:
+        return {"error": str(exc)}
+    if rows is None:
+        return {"error": "Daemon not running"}
+    return {"rows": rows}
+'''
+DECISION_SAFETY = '''from replies import Reply
+
+
+def mcp_safe_tool(func):
+    return func
+
+
+class ReplyBuilder:
+    def __init__(self, tool):
+        self.tool = tool
+
+    def success(self, code, data, message=None) -> Reply:
+        return Reply()
+
+    def invalid(self, code, data, message=None) -> Reply:
+        return Reply()
+
+    def denied(self, code, data, message=None) -> Reply:
+        return Reply()
+
+    def error(self, code, data, message=None) -> Reply:
+        return Reply()
+'''
+DECISION_REPLIES = '''class Reply:
+    pass
+
+
+class Codes:
+    MCP_SYS_S_001 = "MCP-SYS-S-001"
+    MCP_SYS_I_001 = "MCP-SYS-I-001"
+    MCP_SYS_E_001 = "MCP-SYS-E-001"
+    EN_WRITE_D_001 = "EN-WRITE-D-001"
+    EN_DB_D_001 = "EN-DB-D-001"
+'''
+
+
+def test_a_failure_is_denied_invalid_or_error_by_what_it_says(tmp_path):
+    """Refusals by policy are Denied from the layer that owns D, with the registered D code whose AREA the
+    handler's name says; bad input caught narrowly is Invalid; the system failing is Error; "Allowed modes" is
+    not a refusal."""
+    write_tree(tmp_path, {"server.py": DECISION_SERVER, "safety.py": DECISION_SAFETY, "replies.py": DECISION_REPLIES})
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    written = [line.strip() for line in (tmp_path / "server.py").read_text().splitlines()
+               if line.strip().startswith("return rb.")]
+    marker = "  # reply-audit: default-code"
+    assert written == [
+        'return rb.denied("EN-WRITE-D-001", data={"allowed": False, "error": reason})' + marker,
+        'return rb.denied("EN-WRITE-D-001", data={"decision": "DENY", "path": path})' + marker,
+        'return rb.success("MCP-SYS-S-001", data={"path": path})' + marker,
+        'return rb.denied("EN-DB-D-001", data={}, message="Only SELECT queries allowed")' + marker,
+        'return rb.invalid("MCP-SYS-I-001", data={}, message="Allowed modes: fast, slow")' + marker,
+        'return rb.invalid("MCP-SYS-I-001", data={}, message=f"limit is not a number: {limit}")' + marker,
+        'return rb.error("MCP-SYS-E-001", data={}, message=str(exc))' + marker,
+        'return rb.error("MCP-SYS-E-001", data={}, message="Daemon not running")' + marker,
+        'return rb.success("MCP-SYS-S-001", data={"rows": rows})' + marker]
+
+
+def test_a_bad_pattern_is_one_line(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": "[tool.reply-audit.migrate.dict_returns]\ndenied_patterns = ['(']\n"})
+    done = cli("migrate", tmp_path)
+    assert done.exit_code == 2 and done.stderr.strip().endswith(
+        "[migrate.dict_returns] denied_patterns: '(' is not a regular expression (missing ), unterminated "
+        "subpattern at position 0)")

@@ -548,8 +548,16 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
     if wrapper not in WRAPPER_BEHAVIOURS:
         raise UserError(f"{origin}: [migrate] wrapper = {wrapper!r} must be one of {list(WRAPPER_BEHAVIOURS)}")
     _expect(migrate.get("dict_returns", {}), "migrate.dict_returns", origin,
-            lists=("success_flags", "error_keys", "status_keys", "failure_values", "message_keys"),
-            strings=("legacy_code_key", "helper"))
+            lists=("success_flags", "error_keys", "status_keys", "failure_values", "message_keys", "denied_flags",
+                   "decision_keys", "denied_values", "denied_patterns", "input_exceptions", "error_patterns"),
+            strings=("legacy_code_key", "helper", "denied_code"))
+    for key in ("denied_patterns", "error_patterns"):
+        for pattern in migrate.get("dict_returns", {}).get(key, []):
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise UserError(f"{origin}: [migrate.dict_returns] {key}: {pattern!r} is not a regular expression "
+                                f"({exc})") from None
     helper = migrate.get("dict_returns", {}).get("helper")
     if helper is not None and not str(helper).isidentifier():
         raise UserError(f"{origin}: [migrate.dict_returns] helper = {helper!r} must be a Python name")

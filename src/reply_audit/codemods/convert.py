@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -421,7 +422,32 @@ def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str |
 
 
 def _decide(ret: dict[str, Any], profile) -> str | Skip:
-    """success | failure | runtime, from the literal flags, error keys and status of a dict."""
+    """success | failure | refused | runtime, from the literal flags, error keys and status of a dict (refused:
+    a failure that is a refusal by policy)."""
+    decided = _failure_or_success(ret, profile)
+    if decided == "failure" and _refusal(ret, profile):
+        return "refused"
+    return decided
+
+
+def _refusal(ret: dict[str, Any], profile) -> bool:
+    """Does a literal dict say that policy refused the request (a flag, a decision value, its own words)?"""
+    values, texts = ret["key_values"], ret.get("texts", {})
+    if any(values.get(k) == "false" for k in profile.migrate_value("dict_returns.denied_flags", [])):
+        return True
+    denied = {v.lower() for v in profile.migrate_value("dict_returns.denied_values", [])}
+    if any(texts.get(k, "").lower() in denied for k in profile.migrate_value("dict_returns.decision_keys", [])):
+        return True
+    return _says(ret, profile, "denied_patterns")
+
+
+def _says(ret: dict[str, Any], profile, key: str) -> bool:
+    """Does the dict's own literal text (message_keys) match one of [migrate.dict_returns] KEY's patterns?"""
+    said = " ".join(ret.get("texts", {}).get(k, "") for k in profile.migrate_value("dict_returns.message_keys", []))
+    return any(re.search(p, said, re.IGNORECASE) for p in profile.migrate_value(f"dict_returns.{key}", []))
+
+
+def _failure_or_success(ret: dict[str, Any], profile) -> str | Skip:
     values, texts = ret["key_values"], ret.get("texts", {})
     flags = [k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values]
     kinds = {values[k] for k in flags}
@@ -436,6 +462,10 @@ def _decide(ret: dict[str, Any], profile) -> str | Skip:
             failing.append(key)
         elif kind == "other":
             unknown.append(key)
+    failing += [k for k in profile.migrate_value("dict_returns.denied_flags", []) if values.get(k) == "false"]
+    denied = {v.lower() for v in profile.migrate_value("dict_returns.denied_values", [])}
+    failing += [k for k in profile.migrate_value("dict_returns.decision_keys", [])
+                if texts.get(k, "").lower() in denied]
     failures = {v.lower() for v in profile.migrate_value("dict_returns.failure_values", [])}
     for key in profile.migrate_value("dict_returns.status_keys", []):
         if key in texts:
@@ -454,9 +484,38 @@ def _decide(ret: dict[str, Any], profile) -> str | Skip:
     return "failure" if ret["in_except"] else "success"
 
 
+def failure_letter(ret: dict[str, Any], profile) -> str:
+    """E for a failure caught from an unexpected exception, or whose own text speaks of the system failing
+    ([migrate.dict_returns] error_patterns); I for one caught narrowly from an exception of bad input
+    (input_exceptions), or any other failure outside an except."""
+    if not ret["in_except"]:
+        return "E" if _says(ret, profile, "error_patterns") else "I"
+    inputs = set(profile.migrate_value("dict_returns.input_exceptions", []))
+    types = ret.get("except_types") or []
+    return "I" if ret.get("except_kind") == "narrow" and types and set(types) <= inputs else "E"
+
+
+def _denied_code(handler: dict[str, Any], ctx) -> str | None:
+    """A registered Denied code of a layer that owns D: the one whose AREA the handler's or module's name
+    mentions, else the only one, else the first (always marked for review)."""
+    owners = list(ctx.profile.migrate_value("remap.D", []) or [])
+    candidates = sorted(c for c in ctx.canonical
+                        if (p := ctx.profile.parse_code(c)) is not None and p.type == "D"
+                        and (not owners or p.layer in owners))
+    if not candidates:
+        return None
+    words = {w.upper() for w in re.split(r"[^A-Za-z0-9]+", f"{handler['name']} {handler['path']}") if w}
+    named = [c for c in candidates if ctx.profile.parse_code(c).area in words]
+    return (named or candidates)[0]
+
+
 def _static_plan(ret: dict[str, Any], handler: dict[str, Any], outcome: str, fact, ctx) -> ReturnPlan | Skip:
     profile = ctx.profile
-    method = profile.method_for_type("S" if outcome == "success" else "E" if ret["in_except"] else "I")
+    letter = "S" if outcome == "success" else failure_letter(ret, profile)
+    if outcome == "refused" and "denied" == profile.method_for_type("D") and "denied" in fact.methods \
+            and (profile.migrate_value("dict_returns.denied_code", "") or _denied_code(handler, ctx)):
+        letter = "D"
+    method = profile.method_for_type(letter)
     if method is None or method not in fact.methods:
         return Skip(f"{fact.name} has no builder method for this reply type")
     problem = _call_problem(fact, method, ctx)
@@ -481,6 +540,8 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], outcome: str, fac
         rename = ((code_key, str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))),)
     override = chosen or ctx.tool_codes.get(handler["name"], {}).get(method)
     code = override or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
+    if not code and letter == "D":
+        code = _denied_code(handler, ctx) or ""
     if not code:
         return Skip(f"no code for {method}(): set [migrate.dict_returns] {method}_code or a [tools."
                     f"{handler['name']}] entry in a mapping file")
@@ -499,7 +560,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], outcome: str, fac
 def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx) -> ReturnPlan | Skip:
     profile = ctx.profile
     ok = profile.method_for_type("S")
-    fail = profile.method_for_type("E" if ret["in_except"] else "I")
+    fail = profile.method_for_type(failure_letter(ret, profile))
     codes = []
     marker = False
     for method in (ok, fail):

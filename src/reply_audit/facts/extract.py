@@ -293,6 +293,13 @@ def _guard_text(test: ast.expr, negated: bool) -> str:
     return f"not ({text})" if negated else text
 
 
+def _except_types(handler: ast.ExceptHandler) -> tuple[str, ...]:
+    if handler.type is None:
+        return ()
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return tuple(name for t in types if (name := last_name(t)))
+
+
 def _except_kind(handler: ast.ExceptHandler) -> str:
     if handler.type is None:
         return "bare"
@@ -352,10 +359,11 @@ class _Ctx:
     type_checking: bool = False
     prefix: str = ""            # qualname of the innermost enclosing def or class
     guards: tuple[tuple[ast.expr, bool], ...] = ()  # enclosing if-tests (negated for else branches)
+    except_types: tuple[str, ...] = ()  # the exception classes the enclosing except names
 
     def but(self, **changes) -> "_Ctx":
         values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
-                                                         "prefix", "guards")}
+                                                         "prefix", "guards", "except_types")}
         values.update(changes)
         return _Ctx(**values)
 
@@ -573,7 +581,8 @@ class FactsExtractor:
             for handler in stmt.handlers:
                 if handler.type is not None:
                     self._expr(handler.type, ctx)
-                self._block(handler.body, ctx.but(except_kind=_except_kind(handler)))
+                self._block(handler.body, ctx.but(except_kind=_except_kind(handler),
+                                                  except_types=_except_types(handler)))
             self._block(stmt.orelse, ctx)
             self._block(stmt.finalbody, ctx)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -847,7 +856,8 @@ class FactsExtractor:
                                              literal=literal, value_span=span,
                                              key_values=_key_values(value) if literal else {},
                                              shape=shape, callee=callee,
-                                             texts=_texts(value) if literal else {}))
+                                             texts=_texts(value) if literal else {},
+                                             except_types=list(ctx.except_types)))
 
     def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
         in_function = bool(ctx.functions)

@@ -153,6 +153,7 @@ class ReturnFact:
     shape: dict[str, list] = field(default_factory=dict)  # profiles with [result]: dotted key -> [kind, value]
     callee: str | None = None  # the function a returned call calls (`return make_result(...)`)
     texts: dict[str, str] = field(default_factory=dict)  # literal key -> its value, for short string values
+    except_types: list[str] = field(default_factory=list)  # the classes the enclosing except names
 
 
 @dataclass(slots=True)
