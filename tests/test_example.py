@@ -47,7 +47,7 @@ def test_registries(doc):
     }
     first = canonical["codes"][0]
     assert first == {"code": "WA-RES-S-001", "line": 48, "layer": "WA", "area": "RES", "type": "S", "number": 1,
-                     "attr": "WA_RES_S_001", "declared_layer": None, "declared_type": None}
+                     "attr": "WA_RES_S_001", "declared_layer": None, "declared_type": None, "text": "RESOLVED"}
     assert doc["duplicates"] == [{"registry": f"{PKG}/core/legacy_registry.py::_LEGACY_CODES",
                                   "code": "NOTES-OP-E-001", "count": 2, "lines": [22, 39]}]
     assert [s["code"] for s in doc["shared_codes"]] == ["MCP-SYS-E-001", "MCP-SYS-S-900", "WA-RES-I-001"]

@@ -495,3 +495,70 @@ def test_a_bad_pattern_is_one_line(tmp_path):
     assert done.exit_code == 2 and done.stderr.strip().endswith(
         "[migrate.dict_returns] denied_patterns: '(' is not a regular expression (missing ), unterminated "
         "subpattern at position 0)")
+
+
+# ------------------------------------------------------------------------------- which code it gets
+CODES_SERVER = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_read(name: str, command: str) -> dict:
+    if command not in ("show", "raw"):
+        return {"error": f"Unknown command: {command}"}
+    if name not in NOTES:
+        return {"error": f"Note {name} not found"}
+    return {"text": NOTES[name]}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def db_stats(table: str) -> dict:
+    if not table:
+        return {"error": "a table name is required"}
+    return {"rows": 3}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_tidy() -> dict:
+    return {"removed": 0}
+'''
+CODES_REPLIES = '''class Reply:
+    pass
+
+
+class ReplyCode:
+    def __init__(self, code, key, text):
+        self.code = code
+
+
+class Codes:
+    MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "DONE", "Done")
+    MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", "BAD_REQUEST", "Bad request")
+    MCP_SYS_I_002 = ReplyCode("MCP-SYS-I-002", "COMMAND_UNKNOWN", "Unknown command for tool")
+    MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "SYS_CRASH", "System failure")
+    WA_RES_I_001 = ReplyCode("WA-RES-I-001", "PATH_NOT_FOUND", "Path not found")
+    WA_RES_I_002 = ReplyCode("WA-RES-I-002", "NOTE_NOT_FOUND", "Note not found in the store")
+    WA_READ_S_001 = ReplyCode("WA-READ-S-001", "READ_OK", "Read complete")
+    WA_DB_S_001 = ReplyCode("WA-DB-S-001", "DB_OK", "Database operation complete")
+    WA_DB_I_001 = ReplyCode("WA-DB-I-001", "DB_INPUT_MISSING", "Required database input missing")
+'''
+
+
+def test_a_code_is_chosen_from_the_registry_only_when_the_evidence_is_clear(tmp_path):
+    """The message's words against each registered code's own text, the handler's name against its AREA:
+    a clear winner is written unmarked; a code the name alone suggests (READ for notes_read) stays the
+    marked default for a human."""
+    write_tree(tmp_path, {"server.py": CODES_SERVER, "safety.py": DECISION_SAFETY, "replies.py": CODES_REPLIES})
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    written = [line.strip() for line in (tmp_path / "server.py").read_text().splitlines()
+               if line.strip().startswith("return rb.")]
+    marker = "  # reply-audit: default-code"
+    assert written == [
+        'return rb.invalid("MCP-SYS-I-002", data={}, message=f"Unknown command: {command}")',
+        'return rb.invalid("WA-RES-I-002", data={}, message=f"Note {name} not found")',
+        'return rb.success("MCP-SYS-S-001", data={"text": NOTES[name]})' + marker,
+        'return rb.invalid("WA-DB-I-001", data={}, message="a table name is required")',
+        'return rb.success("MCP-SYS-S-001", data={"rows": 3})' + marker,
+        'return rb.success("MCP-SYS-S-001", data={"removed": 0})' + marker]

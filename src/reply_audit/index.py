@@ -220,6 +220,7 @@ class IndexBuilder:
                     "layer": parts.layer if parts else None, "area": parts.area if parts else None,
                     "type": parts.type if parts else None, "number": parts.number if parts else None,
                     "attr": c.attr, "declared_layer": c.declared_layer, "declared_type": c.declared_type,
+                    "text": c.text,
                 })
             ident = f"{path}::{reg.name}"
             for code, n in sorted(seen.items()):

@@ -35,6 +35,7 @@ PYPROJECT_TABLE = ("tool", "reply-audit")
 OPEN_TABLES = frozenset({
     "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods", "builder.functions",
     "rules.severity", "migrate.remap", "result.values", "result.ranges", "result.helpers", "compliance.levels",
+    "migrate.codes.area_words",
 })
 # Keys of [tool.reply-audit] that are not profile keys.
 META_KEYS = frozenset({"profile", "extends"})
@@ -558,6 +559,14 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
             except re.error as exc:
                 raise UserError(f"{origin}: [migrate.dict_returns] {key}: {pattern!r} is not a regular expression "
                                 f"({exc})") from None
+    codes = migrate.get("codes", {})
+    _expect(codes, "migrate.codes", origin, tables=("area_words",))
+    for key in ("area_weight", "text_weight", "threshold", "margin"):
+        if key in codes and (isinstance(codes[key], bool) or not isinstance(codes[key], (int, float))):
+            raise UserError(f"{origin}: [migrate.codes] {key} must be a number")
+    for area, words in codes.get("area_words", {}).items():
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            raise UserError(f"{origin}: [migrate.codes.area_words] {area} must be a list of strings")
     helper = migrate.get("dict_returns", {}).get("helper")
     if helper is not None and not str(helper).isidentifier():
         raise UserError(f"{origin}: [migrate.dict_returns] helper = {helper!r} must be a Python name")

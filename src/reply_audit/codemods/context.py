@@ -183,3 +183,14 @@ class PlanContext:
                 if entry["canonical"]:
                     out[entry["legacy"]] = entry["canonical"]
         return out
+
+    @cached_property
+    def code_texts(self) -> dict[str, str]:
+        """Canonical code -> the words its registry entry carries (message key, description)."""
+        out: dict[str, str] = {}
+        for reg in self.inventory.registries:
+            if reg["role"] == "canonical":
+                for c in reg["codes"]:
+                    if c.get("text"):
+                        out.setdefault(c["code"], c["text"])
+        return out

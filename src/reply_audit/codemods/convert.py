@@ -495,6 +495,59 @@ def failure_letter(ret: dict[str, Any], profile) -> str:
     return "I" if ret.get("except_kind") == "narrow" and types and set(types) <= inputs else "E"
 
 
+_WORD = re.compile(r"[a-z][a-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    """Lower-case words of TEXT, `snake_case` and `CamelCase` split."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ")
+    return set(_WORD.findall(spaced.lower()))
+
+
+def choose_code(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx) -> str | None:
+    """The registered code of TYPE LETTER the evidence points to ([migrate.codes]): the handler's and module's
+    names against each code's AREA, the dict's own words against each code's registry text; None when no code
+    is clearly ahead (the caller then writes the marked default)."""
+    profile = ctx.profile
+    settings = profile.section("migrate").get("codes", {})
+    owners = list(profile.migrate_value("remap.D", []) or []) if letter == "D" else []
+    texts = ctx.code_texts
+    named = _words(f"{handler['name']} {handler['path'].rsplit('.', 1)[0]}")
+    area_words = {area: {w.lower() for w in words} for area, words in settings.get("area_words", {}).items()}
+    said = set()
+    if ret is not None:
+        said = {w for k in profile.migrate_value("dict_returns.message_keys", [])
+                for w in _words(ret.get("texts", {}).get(k, "")) if len(w) > 2}
+    scored = []
+    for code in sorted(ctx.canonical):
+        parts = profile.parse_code(code)
+        if parts is None or parts.type != letter or not profile.obeys_layer_rules(code) \
+                or (owners and parts.layer not in owners):
+            continue
+        area = (parts.area or "").lower()
+        score = float(settings.get("area_weight", 1.0)) * (area in named or bool(named & area_words.get(parts.area, set())))
+        if said:
+            score += float(settings.get("text_weight", 2.0)) * len(said & _words(texts.get(code, ""))) / len(said)
+        scored.append((score, code))
+    if not scored:
+        return None
+    by_area: dict[str, int] = {}
+    for score, code in scored:
+        if score >= float(settings.get("area_weight", 1.0)):
+            area = profile.parse_code(code).area or ""
+            by_area[area] = by_area.get(area, 0) + 1
+    # the only code of its TYPE in an AREA the name points to is evidence too
+    scored = [(score + (0.5 if by_area.get(profile.parse_code(code).area or "") == 1
+                        and score >= float(settings.get("area_weight", 1.0)) else 0.0), code)
+              for score, code in scored]
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    best = scored[0][0]
+    ahead = best - (scored[1][0] if len(scored) > 1 else 0.0)
+    if best >= float(settings.get("threshold", 2.0)) and ahead >= float(settings.get("margin", 0.25)):
+        return scored[0][1]
+    return None
+
+
 def _denied_code(handler: dict[str, Any], ctx) -> str | None:
     """A registered Denied code of a layer that owns D: the one whose AREA the handler's or module's name
     mentions, else the only one, else the first (always marked for review)."""
@@ -538,7 +591,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], outcome: str, fac
         drop += (code_key,)
     elif code_key in values:
         rename = ((code_key, str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))),)
-    override = chosen or ctx.tool_codes.get(handler["name"], {}).get(method)
+    override = chosen or ctx.tool_codes.get(handler["name"], {}).get(method) or choose_code(letter, ret, handler, ctx)
     code = override or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
     if not code and letter == "D":
         code = _denied_code(handler, ctx) or ""

@@ -207,10 +207,18 @@ def _dict_pairs(value: ast.expr | None) -> tuple[list[tuple[str | None, ast.expr
 
 
 def _texts(value: ast.expr | None) -> dict[str, str]:
-    """For a returned `{...}` or `dict(...)`: each literal key whose value is a short literal string."""
+    """For a returned `{...}` or `dict(...)`: each literal key whose value is a short literal string (or an
+    f-string's literal words)."""
     found = _dict_pairs(value)
-    return {k: v.value for k, v in found[0] if k is not None and isinstance(v, ast.Constant)
-            and isinstance(v.value, str) and len(v.value) <= 200} if found else {}
+    out = {}
+    for k, v in (found[0] if found else []):
+        if k is None:
+            continue
+        if isinstance(v, ast.Constant) and isinstance(v.value, str) and len(v.value) <= 200:
+            out[k] = v.value
+        elif isinstance(v, ast.JoinedStr):   # an f-string: its literal words, with … where values go
+            out[k] = "".join(p.value if isinstance(p, ast.Constant) else "…" for p in v.values)[:200]
+    return out
 
 
 def _key_values(value: ast.expr | None) -> dict[str, str]:

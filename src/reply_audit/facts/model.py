@@ -22,6 +22,7 @@ class CodeDef:
     attr: str | None = None            # attribute / member name in class, enum or constants style
     declared_layer: str | None = None  # a `layer=` keyword, when literal
     declared_type: str | None = None   # a `reply_type=` keyword, when literal
+    text: str = ""                     # the entry's other literal strings: its message key, its description
 
 
 @dataclass(slots=True)

@@ -86,7 +86,11 @@ class RegistryReader:
             code = str_value(call.args[0])
         if code is None or not self.profile.is_code(code):
             return None
-        return CodeDef(code=code, line=call.lineno, declared_layer=layer, declared_type=rtype)
+        parts = {code, *self.profile.layers, *self.profile.areas, *self.profile.type_letters}
+        words = [text for node in [*call.args, *(kw.value for kw in call.keywords)]
+                 if (text := str_value(node)) is not None and text not in parts]
+        return CodeDef(code=code, line=call.lineno, declared_layer=layer, declared_type=rtype,
+                       text=" ".join(words)[:500])
 
     # -- whole values -----------------------------------------------------------
     def from_value(self, name: str, value: ast.AST, line: int) -> RegistryFact | MappingFact | None:
@@ -160,6 +164,7 @@ class RegistryReader:
                     line=k.lineno,
                     declared_layer=found.declared_layer if found else None,
                     declared_type=found.declared_type if found else None,
+                    text=found.text if found else (str_value(v) or "")[:500],
                 ))
             return RegistryFact(name=name, line=line, style="dict", codes=codes)
         return None
