@@ -135,6 +135,7 @@ class ReplyBuilder:
         return Reply()
 '''
 REPLIES = "class Reply:\n    pass\n"
+SETUP = '[tool.reply-audit.migrate]\nbuilder_setup = ["{name} = {builder}(None, tool=\\"{tool}\\")"]\n'
 SERVER = '''
 from safety import ReplyBuilder, mcp_safe_tool
 
@@ -249,8 +250,7 @@ def _two_file_tree(tmp_path):
     body = SERVER.replace("notes_read", "{name}")
     return write_tree(tmp_path, {"safety.py": SAFETY, "replies.py": REPLIES,
                                  "a.py": body.replace("{name}", "a_read"), "b.py": body.replace("{name}", "b_read"),
-                                 "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_setup = '
-                                                   '["{name} = {builder}(None, tool=\\"{tool}\\")"]\n'})
+                                 "pyproject.toml": SETUP})
 
 
 def test_read_only_files_are_refused_unless_forced(tmp_path):
@@ -391,8 +391,7 @@ def test_written_functions_follow_the_files_line_endings(tmp_path):
     """The run-time classifier's docstring spans two lines: in a CRLF file they end in CRLF too."""
     server = SERVER.replace('return {"path": path}', 'result = {"path": path}\n    return result')
     write_tree(tmp_path, {"safety.py": SAFETY, "replies.py": REPLIES,
-                          "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_setup = '
-                                            '["{name} = {builder}(None, tool=\\"{tool}\\")"]\n'})
+                          "pyproject.toml": SETUP})
     (tmp_path / "server.py").write_bytes(textwrap.dedent(server).replace("\n", "\r\n").encode())
     assert cli("migrate", tmp_path, "--apply").exit_code == 0
     data = (tmp_path / "server.py").read_bytes()
@@ -432,29 +431,6 @@ def db_query(sql: str, limit: str) -> dict:
         return {"error": "Daemon not running"}
     return {"rows": rows}
 '''
-DECISION_SAFETY = '''from replies import Reply
-
-
-def mcp_safe_tool(func):
-    return func
-
-
-class ReplyBuilder:
-    def __init__(self, tool):
-        self.tool = tool
-
-    def success(self, code, data, message=None) -> Reply:
-        return Reply()
-
-    def invalid(self, code, data, message=None) -> Reply:
-        return Reply()
-
-    def denied(self, code, data, message=None) -> Reply:
-        return Reply()
-
-    def error(self, code, data, message=None) -> Reply:
-        return Reply()
-'''
 DECISION_REPLIES = '''class Reply:
     pass
 
@@ -468,14 +444,19 @@ class Codes:
 '''
 
 
+def _returned_calls(root, server: str, replies: str) -> list[str]:
+    """Migrate SERVER (with REPLIES and the builder of SAFETY) and give its `return rb.…` lines."""
+    write_tree(root, {"server.py": server, "safety.py": SAFETY, "replies.py": replies, "pyproject.toml": SETUP})
+    assert cli("migrate", root, "--apply").exit_code == 0
+    return [line.strip() for line in (root / "server.py").read_text().splitlines()
+            if line.strip().startswith("return rb.")]
+
+
 def test_a_failure_is_denied_invalid_or_error_by_what_it_says(tmp_path):
     """Refusals by policy are Denied from the layer that owns D, with the registered D code whose AREA the
     handler's name says; bad input caught narrowly is Invalid; the system failing is Error; "Allowed modes" is
     not a refusal."""
-    write_tree(tmp_path, {"server.py": DECISION_SERVER, "safety.py": DECISION_SAFETY, "replies.py": DECISION_REPLIES})
-    assert cli("migrate", tmp_path, "--apply").exit_code == 0
-    written = [line.strip() for line in (tmp_path / "server.py").read_text().splitlines()
-               if line.strip().startswith("return rb.")]
+    written = _returned_calls(tmp_path, DECISION_SERVER, DECISION_REPLIES)
     marker = "  # reply-audit: default-code"
     assert written == [
         'return rb.denied("EN-WRITE-D-001", data={"allowed": False, "error": reason})' + marker,
@@ -550,10 +531,7 @@ def test_a_code_is_chosen_from_the_registry_only_when_the_evidence_is_clear(tmp_
     """The message's words against each registered code's own text, the handler's name against its AREA:
     a clear winner is written unmarked; a code the name alone suggests (READ for notes_read) stays the
     marked default for a human."""
-    write_tree(tmp_path, {"server.py": CODES_SERVER, "safety.py": DECISION_SAFETY, "replies.py": CODES_REPLIES})
-    assert cli("migrate", tmp_path, "--apply").exit_code == 0
-    written = [line.strip() for line in (tmp_path / "server.py").read_text().splitlines()
-               if line.strip().startswith("return rb.")]
+    written = _returned_calls(tmp_path, CODES_SERVER, CODES_REPLIES)
     marker = "  # reply-audit: default-code"
     assert written == [
         'return rb.invalid("MCP-SYS-I-002", data={}, message=f"Unknown command: {command}")',
