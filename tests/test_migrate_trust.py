@@ -540,3 +540,13 @@ def test_a_code_is_chosen_from_the_registry_only_when_the_evidence_is_clear(tmp_
         'return rb.invalid("WA-DB-I-001", data={}, message="a table name is required")',
         'return rb.success("MCP-SYS-S-001", data={"rows": 3})' + marker,
         'return rb.success("MCP-SYS-S-001", data={"removed": 0})' + marker]
+
+
+def test_the_report_lists_the_candidates_of_a_marked_code(tmp_path):
+    write_tree(tmp_path, {"server.py": CODES_SERVER, "safety.py": SAFETY, "replies.py": CODES_REPLIES,
+                          "pyproject.toml": SETUP})
+    doc = json.loads(cli("migrate", tmp_path, "-f", "json").stdout)
+    assert [r["description"] for f in doc["files"] for r in f["rewrites"]] == [
+        "notes_read: 3 return(s) -> rb calls, -> Reply, candidates for the marked codes: line 11: WA-READ-S-001",
+        "db_stats: 2 return(s) -> rb calls, -> Reply, candidates for the marked codes: line 19: WA-DB-S-001",
+        "notes_tidy: 1 return(s) -> rb calls, -> Reply"]

@@ -58,6 +58,7 @@ class ReturnPlan:
     rename: tuple[tuple[str, str], ...] = ()   # (key, new key): a code that is not the reply's code
     message_key: str | None = None             # the key whose value becomes message=
     runtime: tuple[str, str, str, str] | None = None  # (success method, code, failure method, code)
+    candidates: tuple[str, ...] = ()            # a marked code: the best registry candidates, for the reviewer
 
 
 @dataclass
@@ -379,6 +380,11 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         parts.append(f"@{decorator}")
     if new_annotation:
         parts.append(f"-> {new_annotation}")
+    review = [f"line {span[0]}: {' | '.join(plan.candidates)}" for span, plan in sorted(plans.items())
+              if plan.marker and plan.candidates]
+    if review:
+        parts.append("candidates for the marked codes: " + "; ".join(review[:5])
+                     + (f"; {len(review) - 5} more" if len(review) > 5 else ""))
     edit.description = f"{handler['name']}: " + ", ".join(parts)
     return HandlerPlan(edit=edit, left=left)
 
@@ -504,10 +510,11 @@ def _words(text: str) -> set[str]:
     return set(_WORD.findall(spaced.lower()))
 
 
-def choose_code(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx) -> str | None:
-    """The registered code of TYPE LETTER the evidence points to ([migrate.codes]): the handler's and module's
-    names against each code's AREA, the dict's own words against each code's registry text; None when no code
-    is clearly ahead (the caller then writes the marked default)."""
+def rank_codes(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx) -> tuple[str | None, list[str]]:
+    """(the registered code of TYPE LETTER the evidence clearly points to, or None; the three best candidates).
+
+    [migrate.codes]: the handler's and module's names against each code's AREA, the dict's own words against
+    each code's registry text. With no clear winner the caller writes the marked default."""
     profile = ctx.profile
     settings = profile.section("migrate").get("codes", {})
     owners = list(profile.migrate_value("remap.D", []) or []) if letter == "D" else []
@@ -530,7 +537,7 @@ def choose_code(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any]
             score += float(settings.get("text_weight", 2.0)) * len(said & _words(texts.get(code, ""))) / len(said)
         scored.append((score, code))
     if not scored:
-        return None
+        return None, []
     by_area: dict[str, int] = {}
     for score, code in scored:
         if score >= float(settings.get("area_weight", 1.0)):
@@ -543,9 +550,10 @@ def choose_code(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any]
     scored.sort(key=lambda item: (-item[0], item[1]))
     best = scored[0][0]
     ahead = best - (scored[1][0] if len(scored) > 1 else 0.0)
+    top = [code for score, code in scored[:3] if score > 0]
     if best >= float(settings.get("threshold", 2.0)) and ahead >= float(settings.get("margin", 0.25)):
-        return scored[0][1]
-    return None
+        return scored[0][1], top
+    return None, top
 
 
 def _denied_code(handler: dict[str, Any], ctx) -> str | None:
@@ -591,7 +599,8 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], outcome: str, fac
         drop += (code_key,)
     elif code_key in values:
         rename = ((code_key, str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))),)
-    override = chosen or ctx.tool_codes.get(handler["name"], {}).get(method) or choose_code(letter, ret, handler, ctx)
+    ranked, candidates = rank_codes(letter, ret, handler, ctx)
+    override = chosen or ctx.tool_codes.get(handler["name"], {}).get(method) or ranked
     code = override or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
     if not code and letter == "D":
         code = _denied_code(handler, ctx) or ""
@@ -607,6 +616,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], outcome: str, fac
                             if k in values and values[k] in ("str", "text")
                             and k not in drop and k != code_key), None)
     return ReturnPlan(method=method, code=code, marker=not override, drop=drop, rename=rename,
+                      candidates=tuple(candidates) if not override else (),
                       message_key=message_key)
 
 
