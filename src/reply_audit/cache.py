@@ -74,8 +74,9 @@ def clear(directory: Path) -> int:
 
 
 def facts_schema() -> str:
-    """8 hex digits of the facts record's shape (every dataclass, field and type): a change to what
-    extraction records is a new cache folder even within one version."""
+    """8 hex digits of the facts record's shape (every dataclass, field and type) and of the code that
+    extracts it: a change to what extraction records, or to how, is a new cache folder even within one
+    version (a facts cache must never outlive the code that filled it)."""
     from dataclasses import fields, is_dataclass
 
     from .facts import model
@@ -85,7 +86,14 @@ def facts_schema() -> str:
         cls = getattr(model, name)
         if isinstance(cls, type) and is_dataclass(cls):
             parts.append(name + ":" + ",".join(f"{f.name}={f.type}" for f in fields(cls)))
-    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha256("\n".join(parts).encode("utf-8"))
+    package = Path(__file__).parent
+    for source in sorted([*package.joinpath("facts").glob("*.py"), package / "parsing.py"]):
+        try:
+            digest.update(source.read_bytes())
+        except OSError:
+            continue
+    return digest.hexdigest()[:8]
 
 
 def tag(directory: Path) -> None:
