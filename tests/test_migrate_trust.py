@@ -550,3 +550,12 @@ def test_the_report_lists_the_candidates_of_a_marked_code(tmp_path):
         "notes_read: 3 return(s) -> rb calls, -> Reply, candidates for the marked codes: line 11: WA-READ-S-001",
         "db_stats: 2 return(s) -> rb calls, -> Reply, candidates for the marked codes: line 19: WA-DB-S-001",
         "notes_tidy: 1 return(s) -> rb calls, -> Reply"]
+
+
+def test_a_dict_with_a_spread_is_classified_at_run_time(tmp_path):
+    """`**base` may hold a flag, an error or a code that the literal keys do not show."""
+    server = SERVER.replace('return {"path": path}', 'return {**BASE, "success": True, "path": path}')
+    write_tree(tmp_path, {"safety.py": SAFETY, "replies.py": REPLIES, "server.py": server, "pyproject.toml": SETUP})
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    assert '    return _reply_from_legacy({**BASE, "success": True, "path": path}, rb.success, "MCP-SYS-S-001", ' \
+           'rb.invalid, "MCP-SYS-I-001")  # reply-audit: default-code\n' in (tmp_path / "server.py").read_text()

@@ -423,7 +423,7 @@ class IndexBuilder:
                                     "in_except": r.in_except, "except_kind": r.except_kind, "literal": r.literal,
                                     "value_span": r.value_span, "key_values": r.key_values, "code": r.code,
                                     "shape": r.shape, "callee": r.callee, "texts": r.texts,
-                                    "except_types": r.except_types})
+                                    "except_types": r.except_types, "spread": r.spread})
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,

@@ -455,6 +455,8 @@ def _says(ret: dict[str, Any], profile, key: str) -> bool:
 
 def _failure_or_success(ret: dict[str, Any], profile) -> str | Skip:
     values, texts = ret["key_values"], ret.get("texts", {})
+    if ret.get("spread"):
+        return "runtime"   # `**base` may hold a flag, an error or a code the literal keys do not show
     flags = [k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values]
     kinds = {values[k] for k in flags}
     if kinds - {"true", "false"}:

@@ -206,6 +206,11 @@ def _dict_pairs(value: ast.expr | None) -> tuple[list[tuple[str | None, ast.expr
     return None
 
 
+def _has_unknown_keys(value: ast.expr | None) -> bool:
+    found = _dict_pairs(value)
+    return found is not None and (found[1] or any(k is None for k, _ in found[0]))
+
+
 def _texts(value: ast.expr | None) -> dict[str, str]:
     """For a returned `{...}` or `dict(...)`: each literal key whose value is a short literal string (or an
     f-string's literal words)."""
@@ -865,7 +870,8 @@ class FactsExtractor:
                                              key_values=_key_values(value) if literal else {},
                                              shape=shape, callee=callee,
                                              texts=_texts(value) if literal else {},
-                                             except_types=list(ctx.except_types)))
+                                             except_types=list(ctx.except_types),
+                                             spread=literal and _has_unknown_keys(value)))
 
     def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
         in_function = bool(ctx.functions)

@@ -155,6 +155,7 @@ class ReturnFact:
     callee: str | None = None  # the function a returned call calls (`return make_result(...)`)
     texts: dict[str, str] = field(default_factory=dict)  # literal key -> its value, for short string values
     except_types: list[str] = field(default_factory=list)  # the classes the enclosing except names
+    spread: bool = False       # the literal dict has keys not known statically (`**base`, a computed key)
 
 
 @dataclass(slots=True)
