@@ -136,7 +136,7 @@ def count(n):
         {"codemod": "forbidden-methods", "description": "rb.info() -> success()", "line": 4, "pass": 1,
          "rules": ["RA203"]}]}]
     assert [(s["codemod"], s["rule"], s["line"], s["reason"]) for s in doc["skipped"]] == [
-        ("dict-returns", "RA306", 10, "MCP-SYS-I-001 is not in the canonical registry")]
+        ("dict-returns", "RA306", 10, "MCP-SYS-I-001 ([migrate.dict_returns] invalid_code) is not in the canonical registry")]
 
 
 # ------------------------------------------------------------------ safe writes

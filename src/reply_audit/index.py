@@ -404,7 +404,7 @@ class IndexBuilder:
                     "code_ref": call.code_ref, "returned": call.returned, "in_except": call.in_except,
                     "except_kind": call.except_kind, "function": call.function, "in_builder": call.in_builder,
                     "guards": list(call.guards), "message": call.message,
-                    "guard_on_params": call.guard_on_params, "bare": call.bare, "followed": call.followed,
+                    "guard_on_params": call.guard_on_params, "cites_params": call.cites_params, "bare": call.bare, "followed": call.followed,
                     "in_generator": call.in_generator, "type": call.reply_type, "has_code": call.has_code,
                 })
             for h in f.handlers:
@@ -423,7 +423,8 @@ class IndexBuilder:
                                     "in_except": r.in_except, "except_kind": r.except_kind, "literal": r.literal,
                                     "value_span": r.value_span, "key_values": r.key_values, "code": r.code,
                                     "shape": r.shape, "callee": r.callee, "texts": r.texts,
-                                    "except_types": r.except_types, "spread": r.spread})
+                                    "except_types": r.except_types, "spread": r.spread, "guards": r.guards,
+                                    "guard_on_params": r.guard_on_params, "cites_params": r.cites_params})
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,

@@ -10,7 +10,10 @@ Two formats, chosen by extension:
 
 A TOML file may also carry per-handler codes for `reply-audit migrate`
 (`dict-returns`): a `[tools.HANDLER]` table of builder method -> code, e.g.
-`success = "WA-READ-S-001"`.
+`success = "WA-READ-S-001"`, and per-site choices, so one handler can use several
+codes for one method: `[[tools.HANDLER.sites]]` tables with `match` (a pattern of
+the return's message) or `fingerprint` (from a decisions file), and a `type`
+and/or a `code`.
 
 Every key must look like a code; a bad file is a user error (exit 2).
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import tomllib
 from pathlib import Path
 
@@ -59,8 +63,9 @@ def load_mapping_bytes(raw: bytes, suffix: str, profile: Profile, origin: str) -
         raise UserError(f"mapping file {origin!r} is not UTF-8 text") from None
     suffix = suffix.lower()
     tools: dict[str, dict[str, str]] = {}
+    sites: list[dict] = []
     if suffix == ".toml":
-        entries, tools = _toml_entries(text, profile, origin)
+        entries, tools, sites = _toml_entries(text, profile, origin)
     elif suffix == ".csv":
         entries = _csv_entries(text, profile, origin)
     else:
@@ -71,15 +76,53 @@ def load_mapping_bytes(raw: bytes, suffix: str, profile: Profile, origin: str) -
                 f"{origin}:{entry.line}: key {entry.legacy!r} does not look like a code "
                 f"({profile.section('codes').get('format', 'see [codes] pattern')})"
             )
-    return MappingFact(name=origin, line=1, entries=entries, tools=tools)
+    return MappingFact(name=origin, line=1, entries=entries, tools=tools, sites=sites)
 
 
-def _tool_codes(value: object, profile: Profile, origin: str) -> dict[str, dict[str, str]]:
-    """`[tools.HANDLER]` tables: the codes `migrate` uses for that handler's raw dict returns."""
+def _site_choices(raw: Any, handler: str, origin: str) -> list[dict[str, Any]]:
+    """`[[tools.HANDLER.sites]]` of a mapping file: {match | fingerprint, type?, code?} tables, checked."""
+    if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+        raise UserError(f"mapping file {origin!r}: [[tools.{handler}.sites]] must be tables")
+    out = []
+    for row in raw:
+        unknown = set(row) - {"match", "fingerprint", "type", "code"}
+        if unknown:
+            raise UserError(f"mapping file {origin!r}: [[tools.{handler}.sites]] has unknown key(s) "
+                            f"{', '.join(sorted(unknown))} (match, fingerprint, type, code)")
+        if not (isinstance(row.get("match"), str) or isinstance(row.get("fingerprint"), str)):
+            raise UserError(f"mapping file {origin!r}: each [[tools.{handler}.sites]] needs match (a pattern of "
+                            "the return's message) or fingerprint")
+        if "match" in row:
+            try:
+                re.compile(row["match"])
+            except re.error as exc:
+                raise UserError(f"mapping file {origin!r}: [[tools.{handler}.sites]] match {row['match']!r} "
+                                f"is not a regular expression: {exc}") from None
+        if "type" in row and row["type"] not in ("S", "I", "D", "E", "skip"):
+            raise UserError(f"mapping file {origin!r}: [[tools.{handler}.sites]] type must be S, I, D, E or skip")
+        if not isinstance(row.get("code", ""), str) or not ("code" in row or "type" in row):
+            raise UserError(f"mapping file {origin!r}: [[tools.{handler}.sites]] needs a code (a string) or a type")
+        out.append({"handler": handler, **row, "origin": origin})
+    return out
+
+
+
+def _tool_codes(value: object, profile: Profile, origin: str) -> tuple[dict[str, dict[str, str]], list[dict]]:
+    """`[tools.HANDLER]` tables: the codes `migrate` uses for that handler's raw dict returns, and its
+    `[[tools.HANDLER.sites]]` choices."""
     if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
         raise UserError(f"mapping file {origin!r}: [tools] must hold [tools.HANDLER] tables of method = \"CODE\"")
     out: dict[str, dict[str, str]] = {}
+    sites: list[dict] = []
     for handler, codes in value.items():
+        codes = dict(codes)
+        for row in _site_choices(codes.pop("sites"), handler, origin) if "sites" in codes else []:
+            code = row.get("code")
+            parts = profile.parse_code(code) if code else None
+            if code is not None and (parts is None or ("type" in row and parts.type != row["type"])):
+                raise UserError(f"mapping file {origin!r}: [[tools.{handler}.sites]] code {code!r} must be a "
+                                f"code{' of type ' + row['type'] if 'type' in row else ''}")
+            sites.append(row)
         for method, code in codes.items():
             letter = profile.builder_methods.get(method)
             if letter is None:
@@ -90,15 +133,16 @@ def _tool_codes(value: object, profile: Profile, origin: str) -> dict[str, dict[
                 raise UserError(f"mapping file {origin!r}: [tools.{handler}] {method} = {code!r} must be a "
                                 f"{letter} code")
         out[handler] = {m: c for m, c in codes.items()}
-    return out
+    return out, sites
 
 
-def _toml_entries(text: str, profile: Profile, origin: str) -> tuple[list[MappingEntry], dict[str, dict[str, str]]]:
+def _toml_entries(text: str, profile: Profile, origin: str) \
+        -> tuple[list[MappingEntry], dict[str, dict[str, str]], list[dict]]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UserError(f"mapping file {origin!r} is not valid TOML: {exc}") from None
-    tools = _tool_codes(data.pop("tools"), profile, origin) if "tools" in data else {}
+    tools, sites = _tool_codes(data.pop("tools"), profile, origin) if "tools" in data else ({}, [])
     table = data.get("mapping", data)
     if not isinstance(table, dict):
         raise UserError(f"mapping file {origin!r}: [mapping] must be a table of \"LEGACY\" = \"CANONICAL\"")
@@ -113,7 +157,7 @@ def _toml_entries(text: str, profile: Profile, origin: str) -> tuple[list[Mappin
             raise UserError(f"mapping file {origin!r}: unexpected table [{key}]; expected \"LEGACY\" = \"CANONICAL\"")
         entries.append(MappingEntry(legacy=key, canonical=_target(value, profile, origin, key),
                                     line=lines.get(key, 1)))
-    return entries, tools
+    return entries, tools, sites
 
 
 def _csv_entries(text: str, profile: Profile, origin: str) -> list[MappingEntry]:

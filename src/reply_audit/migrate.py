@@ -23,6 +23,8 @@ from .codemods import all_codemods
 from .codemods.apply import rewrite_source
 from .codemods.base import Codemod, Edit
 from .codemods.context import PlanContext
+from .codemods.convert import HandlerReplies
+from .codemods.decisions import Decision, DecisionsFile
 from .codemods.planner import Skipped, choose, plan
 from .engine import evaluate
 from .errors import UserError
@@ -69,6 +71,8 @@ class MigrateResult:
     removed_temporaries: list[str] = field(default_factory=list)  # stale temporaries of an interrupted run
     wrapper: WrapperFact | None = None                             # what the safety decorator does with raw dicts
     legacy_wrap: bool = False                                      # [migrate] legacy_wrap: phase 1 auto-wraps
+    decisions: list[Decision] = field(default_factory=list)        # the type and code of every converted return
+    decisions_file: DecisionsFile | None = None                    # the reviewed file the choices came from
 
     @property
     def changed(self) -> list[str]:
@@ -111,11 +115,13 @@ class MigrateResult:
         return out
 
 
-def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> MigrateResult:
-    """Rewrite RESULT's tree in memory until no selected codemod finds anything more to fix."""
+def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
+            decisions: DecisionsFile | None = None) -> MigrateResult:
+    """Rewrite RESULT's tree in memory until no selected codemod finds anything more to fix; DECISIONS: a
+    reviewed decisions file whose choices win over the proposals."""
     chosen = list(codemods if codemods is not None else all_codemods())
     order = {c.name: i for i, c in enumerate(all_codemods())}
-    out = MigrateResult(root=result.root, codemods=chosen,
+    out = MigrateResult(root=result.root, codemods=chosen, decisions_file=decisions,
                         folders={str(Path(f.path).parent) for f in result.files})
     context = PlanContext(result)
     if context.safety_decorator and {"safety-wrapper", "dict-returns"} & {c.name for c in chosen}:
@@ -127,7 +133,7 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> Migrat
     planned = None
     for pass_no in range(1, MAX_PASSES + 1):
         evaluation = evaluate(current, fixable=False)
-        planned = plan(current, evaluation.findings, chosen)
+        planned = plan(current, evaluation.findings, chosen, decisions)
         out.skipped = planned.skipped
         edits = [e for e in planned.edits if e.key not in gave_up]
         now, _later = choose(edits, order)
@@ -154,6 +160,8 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None) -> Migrat
             for edit in outcome.applied:
                 out.applied.append(Applied(edit.codemod, path, edit.first_line, edit.description,
                                            sorted({f.rule for f in edit.findings}), pass_no))
+                if isinstance(edit, HandlerReplies):
+                    out.decisions += [p.decision for p in edit.returns.values() if p.decision]
             if outcome.new_source is not None:
                 out.sources[path] = outcome.new_source
                 changed[path] = outcome.new_source

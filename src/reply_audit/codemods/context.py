@@ -16,12 +16,15 @@ from typing import Any
 from ..facts.model import BuilderFact, FileFacts, HandlerFact, WrapperFact
 from ..scan import ScanResult
 from .base import Skip
+from .decisions import DecisionsFile
 from .imports import ImportFinder
 
 
 class PlanContext:
-    def __init__(self, result: ScanResult, selected: frozenset[str] = frozenset()) -> None:
+    def __init__(self, result: ScanResult, selected: frozenset[str] = frozenset(),
+                 decisions: DecisionsFile | None = None) -> None:
         self.result = result
+        self.decisions = decisions        # a reviewed decisions file: its choices win over the proposals
         self.selected = selected          # the names of the codemods of this run
         self.profile = result.profile
         self.inventory = result.inventory
@@ -194,3 +197,24 @@ class PlanContext:
                     if c.get("text"):
                         out.setdefault(c["code"], c["text"])
         return out
+
+    @cached_property
+    def site_choices(self) -> list[dict[str, Any]]:
+        """[[tools.HANDLER.sites]] tables of the mapping files, in file order."""
+        return [row for fact in self.result.mapping_facts for row in fact.sites]
+
+    @cached_property
+    def code_index(self):
+        """The registry's codes as documents for ranking (code_choice): their registry text, plus the messages
+        and places of the compliant builder calls that already use them."""
+        from .code_choice import CodeIndex
+
+        marked = {(m["path"], m["line"]) for m in self.inventory.markers}   # a default a human has yet to review
+        uses = [(c["code"], c["path"], (c["function"] or "").rsplit(".", 1)[-1], c.get("message") or "")
+                for c in self.inventory.calls
+                if c["code"] and c["code"] in self.canonical and not c.get("in_builder")
+                and c["path"] not in self.inventory.test_files
+                and not any((c["path"], n) in marked for n in range(c["line"], c["end_line"] + 1))]
+        stop = frozenset(w.lower() for w in self.profile.section("migrate").get("codes", {}).get("stop_words", []))
+        return CodeIndex.build(self.code_texts, uses, stop)
+

@@ -41,7 +41,10 @@ from ..facts.registries import last_name
 from ..facts.signatures import is_dict_annotation
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from ..scan import DEFAULT_CODE, marker_comment
+from ..meaning import Verdict, classify_dict, failure_verdict
 from .base import Edit, Refused, Skip, Target
+from .code_choice import CodeChoice, rank
+from .decisions import RUNTIME, Choice, Decision, fingerprint, mapping_choice
 
 MARKER = marker_comment(DEFAULT_CODE)
 REPLY_KINDS = frozenset({"builder", "reply"})
@@ -59,6 +62,7 @@ class ReturnPlan:
     message_key: str | None = None             # the key whose value becomes message=
     runtime: tuple[str, str, str, str] | None = None  # (success method, code, failure method, code)
     candidates: tuple[str, ...] = ()            # a marked code: the best registry candidates, for the reviewer
+    decision: Decision | None = None            # the type and code decided, with evidence (the decisions file)
 
 
 @dataclass
@@ -319,10 +323,13 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
     plans: dict[tuple, ReturnPlan] = {}
     left: dict[int, str] = {}
     needs_helper = False
+    seen: dict[str, int] = {}
     for ret in handler["returns"]:
         if ret["kind"] in REPLY_KINDS:
             continue
-        plan = _return_plan(ret, handler, annotation, fact, ctx)
+        base = fingerprint(handler, ret, 0)
+        ordinal = seen[base] = seen.get(base, -1) + 1
+        plan = _return_plan(ret, handler, annotation, fact, ctx, fingerprint(handler, ret, ordinal))
         if isinstance(plan, Skip):
             left[ret["line"]] = plan.reason
             continue
@@ -409,240 +416,186 @@ def wrapper_words(ctx) -> str:
     return f"may not accept a raw dict ({ctx.wrapper.detail}; set [migrate] wrapper if it does)"
 
 
-def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str | None, fact, ctx) \
+def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str | None, fact, ctx, fp: str) \
         -> ReturnPlan | Skip:
     """What one return of a handler becomes, or why it stays."""
+    choice = _choice(ret, handler, fp, ctx)
+    if choice is not None and choice.skip:
+        return Skip(f"{choice.origin} says to leave it as it is (type = \"skip\")")
     kind = ret["kind"]
     if kind == "dict" and ret["literal"] and ret.get("value_span"):
-        decided = _decide(ret, ctx.profile)
-        if isinstance(decided, Skip):
-            return decided
-        if decided != "runtime":
-            return _static_plan(ret, handler, decided, fact, ctx)
+        verdict = classify_dict(ret, handler["name"], ctx.profile)
+        if verdict.skipped:
+            return Skip(verdict.skipped)
+        if verdict.outcome != "runtime" and (choice is None or choice.type != RUNTIME):
+            return _static_plan(ret, handler, verdict, fact, ctx, fp, choice)
+        signals = verdict.signals
     elif kind == "none":
         return Skip("it returns None, which is no reply: decide what it should say")
     elif kind != "dict" and not is_dict_annotation(annotation):
         return Skip("it returns a value the scan cannot see (not a dict literal, and the handler is not "
                     "annotated as returning a dict)")
-    return _runtime_plan(ret, handler, fact, ctx)
+    else:
+        signals = ("the returned value is known only at run time",)
+    if choice is not None and choice.type in ("S", "I", "D", "E"):
+        return Skip(f"{choice.origin}: type {choice.type} for a return that can only be classified at run time "
+                    "(keep type = \"runtime\" and choose failure_type)")
+    return _runtime_plan(ret, handler, fact, ctx, fp, choice, signals)
 
 
-def _decide(ret: dict[str, Any], profile) -> str | Skip:
-    """success | failure | refused | runtime, from the literal flags, error keys and status of a dict (refused:
-    a failure that is a refusal by policy)."""
-    decided = _failure_or_success(ret, profile)
-    if decided == "failure" and _refusal(ret, profile):
-        return "refused"
-    return decided
+def _choice(ret: dict[str, Any], handler: dict[str, Any], fp: str, ctx) -> Choice | None:
+    """A human's choice for this site: the decisions file's row, else a mapping file's site table."""
+    decisions = ctx.decisions
+    found = decisions.take(fp) if decisions is not None else None
+    if found is None and ctx.site_choices:
+        texts = ret.get("texts", {})
+        said = " ".join(texts[k] for k in ctx.profile.migrate_value("dict_returns.message_keys", []) if k in texts)
+        found = mapping_choice(ctx.site_choices, handler, ret, fp, said)
+    return found
 
 
-def _refusal(ret: dict[str, Any], profile) -> bool:
-    """Does a literal dict say that policy refused the request (a flag, a decision value, its own words)?"""
-    values, texts = ret["key_values"], ret.get("texts", {})
-    if any(values.get(k) == "false" for k in profile.migrate_value("dict_returns.denied_flags", [])):
-        return True
-    denied = {v.lower() for v in profile.migrate_value("dict_returns.denied_values", [])}
-    if any(texts.get(k, "").lower() in denied for k in profile.migrate_value("dict_returns.decision_keys", [])):
-        return True
-    return _says(ret, profile, "denied_patterns")
-
-
-def _says(ret: dict[str, Any], profile, key: str) -> bool:
-    """Does the dict's own literal text (message_keys) match one of [migrate.dict_returns] KEY's patterns?"""
-    said = " ".join(ret.get("texts", {}).get(k, "") for k in profile.migrate_value("dict_returns.message_keys", []))
-    return any(re.search(p, said, re.IGNORECASE) for p in profile.migrate_value(f"dict_returns.{key}", []))
-
-
-def _failure_or_success(ret: dict[str, Any], profile) -> str | Skip:
-    values, texts = ret["key_values"], ret.get("texts", {})
-    if ret.get("spread"):
-        return "runtime"   # `**base` may hold a flag, an error or a code the literal keys do not show
-    flags = [k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values]
-    kinds = {values[k] for k in flags}
-    if kinds - {"true", "false"}:
-        return "runtime"
-    if kinds == {"true", "false"}:
-        return Skip("the success flags disagree")
-    failing, unknown = [], []
-    for key in profile.migrate_value("dict_returns.error_keys", []):
-        kind = values.get(key)
-        if kind in ("true", "text") or kind == "str" and texts.get(key, "x"):
-            failing.append(key)
-        elif kind == "other":
-            unknown.append(key)
-    failing += [k for k in profile.migrate_value("dict_returns.denied_flags", []) if values.get(k) == "false"]
-    denied = {v.lower() for v in profile.migrate_value("dict_returns.denied_values", [])}
-    failing += [k for k in profile.migrate_value("dict_returns.decision_keys", [])
-                if texts.get(k, "").lower() in denied]
-    failures = {v.lower() for v in profile.migrate_value("dict_returns.failure_values", [])}
-    for key in profile.migrate_value("dict_returns.status_keys", []):
-        if key in texts:
-            if texts[key].lower() in failures:
-                failing.append(key)
-        elif key in values and values[key] == "other":
-            unknown.append(key)
-    if kinds:
-        if kinds == {"true"} and failing:
-            return Skip(f"the success flag says True but {failing[0]!r} says it failed")
-        return "success" if kinds == {"true"} else "failure"
-    if failing:
-        return "failure"
-    if unknown:
-        return "runtime"
-    return "failure" if ret["in_except"] else "success"
-
-
-def failure_letter(ret: dict[str, Any], profile) -> str:
-    """E for a failure caught from an unexpected exception, or whose own text speaks of the system failing
-    ([migrate.dict_returns] error_patterns); I for one caught narrowly from an exception of bad input
-    (input_exceptions), or any other failure outside an except."""
-    if not ret["in_except"]:
-        return "E" if _says(ret, profile, "error_patterns") else "I"
-    inputs = set(profile.migrate_value("dict_returns.input_exceptions", []))
-    types = ret.get("except_types") or []
-    return "I" if ret.get("except_kind") == "narrow" and types and set(types) <= inputs else "E"
-
-
-_WORD = re.compile(r"[a-z][a-z0-9]+")
-
-
-def _words(text: str) -> set[str]:
-    """Lower-case words of TEXT, `snake_case` and `CamelCase` split."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ")
-    return set(_WORD.findall(spaced.lower()))
-
-
-def rank_codes(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx) -> tuple[str | None, list[str]]:
-    """(the registered code of TYPE LETTER the evidence clearly points to, or None; the three best candidates).
-
-    [migrate.codes]: the handler's and module's names against each code's AREA, the dict's own words against
-    each code's registry text. With no clear winner the caller writes the marked default."""
+def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict, fact, ctx, fp: str,
+                 choice: Choice | None) -> ReturnPlan | Skip:
     profile = ctx.profile
-    settings = profile.section("migrate").get("codes", {})
-    owners = list(profile.migrate_value("remap.D", []) or []) if letter == "D" else []
-    texts = ctx.code_texts
-    named = _words(f"{handler['name']} {handler['path'].rsplit('.', 1)[0]}")
-    area_words = {area: {w.lower() for w in words} for area, words in settings.get("area_words", {}).items()}
-    said = set()
-    if ret is not None:
-        said = {w for k in profile.migrate_value("dict_returns.message_keys", [])
-                for w in _words(ret.get("texts", {}).get(k, "")) if len(w) > 2}
-    scored = []
-    for code in sorted(ctx.canonical):
-        parts = profile.parse_code(code)
-        if parts is None or parts.type != letter or not profile.obeys_layer_rules(code) \
-                or (owners and parts.layer not in owners):
-            continue
-        area = (parts.area or "").lower()
-        score = float(settings.get("area_weight", 1.0)) * (area in named or bool(named & area_words.get(parts.area, set())))
-        if said:
-            score += float(settings.get("text_weight", 2.0)) * len(said & _words(texts.get(code, ""))) / len(said)
-        scored.append((score, code))
-    if not scored:
-        return None, []
-    by_area: dict[str, int] = {}
-    for score, code in scored:
-        if score >= float(settings.get("area_weight", 1.0)):
-            area = profile.parse_code(code).area or ""
-            by_area[area] = by_area.get(area, 0) + 1
-    # the only code of its TYPE in an AREA the name points to is evidence too
-    scored = [(score + (0.5 if by_area.get(profile.parse_code(code).area or "") == 1
-                        and score >= float(settings.get("area_weight", 1.0)) else 0.0), code)
-              for score, code in scored]
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    best = scored[0][0]
-    ahead = best - (scored[1][0] if len(scored) > 1 else 0.0)
-    top = [code for score, code in scored[:3] if score > 0]
-    if best >= float(settings.get("threshold", 2.0)) and ahead >= float(settings.get("margin", 0.25)):
-        return scored[0][1], top
-    return None, top
-
-
-def _denied_code(handler: dict[str, Any], ctx) -> str | None:
-    """A registered Denied code of a layer that owns D: the one whose AREA the handler's or module's name
-    mentions, else the only one, else the first (always marked for review)."""
-    owners = list(ctx.profile.migrate_value("remap.D", []) or [])
-    candidates = sorted(c for c in ctx.canonical
-                        if (p := ctx.profile.parse_code(c)) is not None and p.type == "D"
-                        and (not owners or p.layer in owners))
-    if not candidates:
-        return None
-    words = {w.upper() for w in re.split(r"[^A-Za-z0-9]+", f"{handler['name']} {handler['path']}") if w}
-    named = [c for c in candidates if ctx.profile.parse_code(c).area in words]
-    return (named or candidates)[0]
-
-
-def _static_plan(ret: dict[str, Any], handler: dict[str, Any], outcome: str, fact, ctx) -> ReturnPlan | Skip:
-    profile = ctx.profile
-    letter = "S" if outcome == "success" else failure_letter(ret, profile)
-    if outcome == "refused" and "denied" == profile.method_for_type("D") and "denied" in fact.methods \
-            and (profile.migrate_value("dict_returns.denied_code", "") or _denied_code(handler, ctx)):
-        letter = "D"
+    if verdict.outcome == "refused":
+        denied = _denied_possible(fact, ctx)
+        verdict = verdict if denied is None else failure_verdict(ret, handler["name"], profile, Verdict(
+            "failure", signals=(*verdict.signals, f"a refusal, but {denied}")))
+    letter = verdict.letter
+    if choice is not None and choice.type in ("S", "I", "D", "E"):
+        letter = choice.type
+    elif choice is not None and choice.code and profile.parse_code(choice.code) is not None:
+        letter = profile.parse_code(choice.code).type or letter
     method = profile.method_for_type(letter)
     if method is None or method not in fact.methods:
-        return Skip(f"{fact.name} has no builder method for this reply type")
+        return Skip(f"{fact.name} has no builder method for a reply of type {letter}")
     problem = _call_problem(fact, method, ctx)
     if problem:
         return Skip(problem)
-    letter = profile.builder_methods.get(method)
     code_key = str(profile.builder_value("code_keyword", "code"))
     values = ret["key_values"]
-    own = ret.get("code")
-    chosen = None
-    if own:
-        for candidate in (own, ctx.code_map.get(own)):
-            parts = profile.parse_code(candidate) if candidate else None
-            if parts is not None and parts.type == letter and candidate in ctx.canonical:
-                chosen = candidate
-                break
     drop = tuple(k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values)
+    picked = _pick_code(letter, method, ret, handler, ctx, choice)
+    if isinstance(picked, Skip):
+        return picked
+    code, found, from_own = picked
     rename: tuple[tuple[str, str], ...] = ()
-    if chosen:
+    if from_own:
         drop += (code_key,)
     elif code_key in values:
         rename = ((code_key, str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))),)
-    ranked, candidates = rank_codes(letter, ret, handler, ctx)
-    override = chosen or ctx.tool_codes.get(handler["name"], {}).get(method) or ranked
-    code = override or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
-    if not code and letter == "D":
-        code = _denied_code(handler, ctx) or ""
-    if not code:
-        return Skip(f"no code for {method}(): set [migrate.dict_returns] {method}_code or a [tools."
-                    f"{handler['name']}] entry in a mapping file")
-    if not ctx.registered(code):
-        origin = f"[tools.{handler['name']}] {method}" if override else f"[migrate.dict_returns] {method}_code"
-        return Skip(f"{code} ({origin}) is not in the canonical registry")
     message_key = None
     if fact.signatures.get(method) is not None and fact.signatures[method].accepts("message"):
         message_key = next((k for k in profile.migrate_value("dict_returns.message_keys", [])
                             if k in values and values[k] in ("str", "text")
                             and k not in drop and k != code_key), None)
-    return ReturnPlan(method=method, code=code, marker=not override, drop=drop, rename=rename,
-                      candidates=tuple(candidates) if not override else (),
-                      message_key=message_key)
+    marker = found.code is None
+    texts = ret.get("texts", {})
+    decision = Decision(
+        fingerprint=fp, path=handler["path"], function=handler["name"], line=ret["line"], type=letter, code=code,
+        message=next((texts[k] for k in profile.migrate_value("dict_returns.message_keys", []) if k in texts), ""),
+        type_confidence="high" if choice is not None and choice.type else verdict.confidence,
+        type_evidence=((f"chosen in {choice.origin}",) if choice is not None and choice.type else ())
+        + verdict.signals,
+        type_alternative=verdict.alternative, code_confidence=found.confidence, code_evidence=found.evidence,
+        alternatives=found.candidates, marked=marker,
+        origin="proposed" if choice is None else choice.origin)
+    return ReturnPlan(method=method, code=code, marker=marker, drop=drop, rename=rename,
+                      candidates=found.candidates if marker else (), message_key=message_key, decision=decision)
 
 
-def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx) -> ReturnPlan | Skip:
+def _denied_possible(fact, ctx) -> str | None:
+    """Why a refusal cannot be written as Denied here, or None."""
     profile = ctx.profile
+    method = profile.method_for_type("D")
+    if method is None or method not in fact.methods:
+        return f"{fact.name} has no builder method for Denied"
+    owners = list(profile.migrate_value("remap.D", []) or [])
+    if not profile.migrate_value("dict_returns.denied_code", "") and not any(
+            (p := profile.parse_code(c)) is not None and p.type == "D" and (not owners or p.layer in owners)
+            for c in ctx.canonical):
+        return "the registry has no Denied code of a layer that owns D"
+    return None
+
+
+def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx,
+               choice: Choice | None) -> tuple[str, CodeChoice, bool] | Skip:
+    """(the code to write, the evidence for it (code None: the placeholder, marked), whether it is the dict's own
+    code key) for a reply of type LETTER; a Skip when the chosen code cannot be written."""
+    profile = ctx.profile
+    own = ret.get("code") if ret is not None else None
+    if choice is not None and choice.code:
+        found = CodeChoice(choice.code if choice.unmarked else None, "high" if choice.unmarked else "low",
+                           (f"chosen in {choice.origin}",))
+        code, origin = choice.code, choice.origin
+    else:
+        found = None
+        for candidate in (own, ctx.code_map.get(own) if own else None):
+            parts = profile.parse_code(candidate) if candidate else None
+            if parts is not None and parts.type == letter and candidate in ctx.canonical:
+                why = "the dict's own code" if candidate == own else f"its legacy code {own!r} maps to it"
+                found = CodeChoice(candidate, "high", (why,))
+                break
+        mapped = ctx.tool_codes.get(handler["name"], {}).get(method)
+        if found is None and mapped:
+            found = CodeChoice(mapped, "high", (f"[tools.{handler['name']}] {method} in a mapping file",))
+        if found is None:
+            owners = list(profile.migrate_value("remap.D", []) or []) if letter == "D" else None
+            found = rank(letter, ret, handler, ctx, owners)
+        code = found.code or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
+        if not code and letter == "D":   # no clear winner: the best candidate, else the first, marked
+            code = next(iter(found.candidates), "") or next(iter(sorted(
+                c for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.type == "D"
+                and (not owners or p.layer in owners))), "")
+        origin = f"[tools.{handler['name']}] {method}" if mapped and found.code == mapped \
+            else f"[migrate.dict_returns] {method}_code"
+        if not code:
+            return Skip(f"no code for {method}(): set [migrate.dict_returns] {method}_code or a [tools."
+                        f"{handler['name']}] entry in a mapping file")
+    parts = profile.parse_code(code)
+    if parts is None or parts.type != letter:
+        return Skip(f"{code} ({origin}) is not a code of type {letter}")
+    if not ctx.registered(code):
+        return Skip(f"{code} ({origin}) is not in the canonical registry")
+    if not profile.obeys_layer_rules(code):
+        return Skip(f"{code} ({origin}) breaks the layer rules: its layer may not emit {letter}")
+    return code, found, bool(own) and code in (own, ctx.code_map.get(own))
+
+
+def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: str, choice: Choice | None,
+                  signals: tuple[str, ...]) -> ReturnPlan | Skip:
+    profile = ctx.profile
+    failing = failure_verdict(ret, handler["name"], profile)
+    fail_letter = choice.failure_type if choice is not None and choice.failure_type else failing.letter
     ok = profile.method_for_type("S")
-    fail = profile.method_for_type(failure_letter(ret, profile))
+    fail = profile.method_for_type(fail_letter)
     codes = []
     marker = False
-    for method in (ok, fail):
+    picks = []
+    for letter, method, chosen in (("S", ok, choice.code if choice else None),
+                                   (fail_letter, fail, choice.failure_code if choice else None)):
         if method is None or method not in fact.methods:
-            return Skip(f"{fact.name} has no builder method for a Success or a failure")
+            return Skip(f"{fact.name} has no builder method for a Success or a failure of type {fail_letter}")
         problem = _call_problem(fact, method, ctx)
         if problem:
             return Skip(problem)
-        override = ctx.tool_codes.get(handler["name"], {}).get(method)
-        code = override or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
-        if not code:
-            return Skip(f"no code for {method}(): set [migrate.dict_returns] {method}_code")
-        if not ctx.registered(code):
-            return Skip(f"{code} is not in the canonical registry")
-        marker = marker or not override
+        sub = Choice(origin=choice.origin, code=chosen, unmarked=choice.unmarked) if choice and chosen else None
+        picked = _pick_code(letter, method, None, handler, ctx, sub)
+        if isinstance(picked, Skip):
+            return picked
+        code, found, _ = picked
+        marker = marker or found.code is None
         codes.append(code)
-    return ReturnPlan(marker=marker, runtime=(ok, codes[0], fail, codes[1]))
+        picks.append(found)
+    decision = Decision(
+        fingerprint=fp, path=handler["path"], function=handler["name"], line=ret["line"], type=RUNTIME,
+        code=codes[0], failure_type=fail_letter, failure_code=codes[1], type_confidence="low",
+        type_evidence=(*signals, f"a failure would be {failing.letter}: " + "; ".join(failing.signals)),
+        code_confidence=min((p.confidence for p in picks), key=("low", "medium", "high").index),
+        code_evidence=tuple(e for p in picks for e in p.evidence),
+        alternatives=tuple(c for p in picks for c in p.candidates), marked=marker,
+        origin="proposed" if choice is None else choice.origin)
+    return ReturnPlan(marker=marker, runtime=(ok, codes[0], fail, codes[1]), decision=decision)
 
 
 def _call_problem(fact, method: str, ctx) -> str | None:

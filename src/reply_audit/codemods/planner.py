@@ -18,6 +18,7 @@ from ..rules.base import Finding
 from ..scan import ScanResult
 from .base import Codemod, Edit, Skip
 from .context import PlanContext
+from .decisions import DecisionsFile
 
 
 @dataclass
@@ -33,8 +34,9 @@ class Plan:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def plan(result: ScanResult, findings: list[Finding], codemods: list[Codemod] | tuple[Codemod, ...]) -> Plan:
-    ctx = PlanContext(result, frozenset(c.name for c in codemods))
+def plan(result: ScanResult, findings: list[Finding], codemods: list[Codemod] | tuple[Codemod, ...],
+         decisions: DecisionsFile | None = None) -> Plan:
+    ctx = PlanContext(result, frozenset(c.name for c in codemods), decisions)
     by_rule: dict[str, list[Codemod]] = {}
     for codemod in codemods:
         for rule in codemod.fixes:

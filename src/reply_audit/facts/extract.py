@@ -871,7 +871,10 @@ class FactsExtractor:
                                              shape=shape, callee=callee,
                                              texts=_texts(value) if literal else {},
                                              except_types=list(ctx.except_types),
-                                             spread=literal and _has_unknown_keys(value)))
+                                             spread=literal and _has_unknown_keys(value),
+                                             guards=[_guard_text(t, n) for t, n in ctx.guards[-GUARD_DEPTH:]],
+                                             guard_on_params=self._guard_on_params(ctx),
+                                             cites_params=literal and self._cites_params(value, ctx)))
 
     def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
         in_function = bool(ctx.functions)
@@ -1031,6 +1034,7 @@ class FactsExtractor:
             guards=[_guard_text(test, negated) for test, negated in ctx.guards[-GUARD_DEPTH:]],
             message=message,
             guard_on_params=self._guard_on_params(ctx),
+            cites_params=self._cites_params(node, ctx),
             bare=self._bare[0] == id(node),
             followed=self._bare[0] == id(node) and self._bare[1],
             in_generator=self._bare[0] == id(node) and fn is not None and fn.is_generator,
@@ -1101,6 +1105,23 @@ class FactsExtractor:
                 if owner.id in scope.bindings:
                     return scope.bindings[owner.id][0]
         return None
+
+    @staticmethod
+    def _params(ctx: _Ctx) -> set[str]:
+        fn = ctx.function
+        if fn is None or fn.args is None:
+            return set()
+        return {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
+
+    @classmethod
+    def _cites_params(cls, node: ast.AST | None, ctx: _Ctx) -> bool:
+        """Does an f-string in NODE interpolate a parameter of the function (`f"Playset '{name}' not found"`)?"""
+        params = cls._params(ctx)
+        if not params or node is None:
+            return False
+        return any(isinstance(part, ast.FormattedValue) and any(isinstance(n, ast.Name) and n.id in params
+                                                                 for n in ast.walk(part.value))
+                   for sub in ast.walk(node) if isinstance(sub, ast.JoinedStr) for part in sub.values)
 
     @staticmethod
     def _guard_on_params(ctx: _Ctx) -> bool:

@@ -52,6 +52,7 @@ class MappingFact:
     line: int
     entries: list[MappingEntry] = field(default_factory=list)
     tools: dict[str, dict[str, str]] = field(default_factory=dict)  # handler -> builder method -> code (files only)
+    sites: list[dict] = field(default_factory=list)  # [[tools.HANDLER.sites]]: per-site type and code (files only)
 
 
 @dataclass(slots=True)
@@ -129,6 +130,7 @@ class CallFact:
     guards: list[str] = field(default_factory=list)  # tests of the enclosing ifs, outermost first (shortened)
     message: str | None = None  # a literal `message=` argument
     guard_on_params: bool = False  # the innermost if-test reads a parameter of the function (input checking)
+    cites_params: bool = False  # an f-string among the call's arguments interpolates a parameter
     bare: bool = False         # the call is the whole of an expression statement (its value is dropped)
     followed: bool = False     # ... and more statements follow that statement in its block
     in_generator: bool = False  # ... in a function that yields (a returned reply would be lost)
@@ -156,6 +158,9 @@ class ReturnFact:
     texts: dict[str, str] = field(default_factory=dict)  # literal key -> its value, for short string values
     except_types: list[str] = field(default_factory=list)  # the classes the enclosing except names
     spread: bool = False       # the literal dict has keys not known statically (`**base`, a computed key)
+    guards: list[str] = field(default_factory=list)  # tests of the enclosing ifs, outermost first (shortened)
+    guard_on_params: bool = False  # the innermost if-test reads a parameter of the function (input checking)
+    cites_params: bool = False  # an f-string in the literal dict interpolates a parameter of the function
 
 
 @dataclass(slots=True)

@@ -1,0 +1,205 @@
+"""What a result means: the one classifier of reply types, shared by `migrate` and the scan.
+
+Spec 000 gives each reply type a meaning: a refusal by policy is Denied, bad input
+from the caller is Invalid, a failure of the system is Error, and an empty result is
+a Success. `migrate` must pick the type a raw dict becomes, and RA305 judges the
+Invalid replies already written; both ask this module, so the scan never
+contradicts a type `migrate` chose with evidence.
+
+Every answer is a `Verdict`: the type, the signals that decided it (each one
+readable on its own, for the decisions file and the reports), a confidence, and the
+other type the evidence allows when it is weak. The signals are profile data:
+[migrate.dict_returns] (flags, keys, values, patterns, input exceptions) and
+[classify] (read paths, empty states, input checks).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from .profile import Profile
+
+HIGH, MEDIUM, LOW = "high", "medium", "low"
+# `if command == "status":` chooses what to do; it does not check the request
+DISPATCH = re.compile(r"^(?!not\b)[\w.]+\s*==\s*['\"]")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What one result is: its outcome, the reply type, and why."""
+
+    outcome: str                   # success | failure | refused | runtime, or skip (reason in signals[0])
+    letter: str = ""               # S | I | D | E ("" for runtime and skip)
+    signals: tuple[str, ...] = ()
+    confidence: str = MEDIUM       # high | medium | low
+    alternative: str | None = None  # the type the evidence also allows (an empty state: S)
+
+    @property
+    def skipped(self) -> str | None:
+        return self.signals[0] if self.outcome == "skip" else None
+
+
+def _setting(profile: Profile, key: str) -> list[str]:
+    return list(profile.migrate_value(f"dict_returns.{key}", []) or [])
+
+
+def _classify(profile: Profile, key: str) -> list[str]:
+    return list(profile.section("classify").get(key, []) or [])
+
+
+def _match(patterns: list[str], text: str) -> str | None:
+    """The first pattern found in TEXT, or None."""
+    return next((p for p in patterns if text and re.search(p, text, re.IGNORECASE)), None)
+
+
+def _said(ret: dict[str, Any], profile: Profile, extra: bool = True) -> str:
+    """The dict's own words: its message keys' texts, then (EXTRA) the texts of its evidence keys."""
+    keys = _setting(profile, "message_keys") + (_setting(profile, "evidence_keys") if extra else [])
+    texts = ret.get("texts", {})
+    return " ".join(texts[k] for k in keys if texts.get(k))
+
+
+# ---------------------------------------------------------------------------
+# a returned literal dict
+# ---------------------------------------------------------------------------
+def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
+    """success | failure | refused | runtime | skip for a returned literal dict, from its literal flags, error
+    keys, status, decision values and words."""
+    values, texts = ret["key_values"], ret.get("texts", {})
+    if ret.get("spread"):
+        return Verdict("runtime", signals=("the dict has keys known only at run time (`**spread` or a computed "
+                                           "key): one may hold a flag, an error or a code",))
+    flags = [k for k in _setting(profile, "success_flags") if k in values]
+    kinds = {values[k] for k in flags}
+    if kinds - {"true", "false"}:
+        return Verdict("runtime", signals=(f"the success flag {flags[0]!r} is computed at run time",))
+    if kinds == {"true", "false"}:
+        return Verdict("skip", signals=("the success flags disagree",))
+    failing: list[str] = []
+    unknown: list[str] = []
+    for key in _setting(profile, "error_keys"):
+        kind = values.get(key)
+        if kind in ("true", "text") or kind == "str" and texts.get(key, "x"):
+            failing.append(f"{key!r} holds an error")
+        elif kind == "other":
+            unknown.append(key)
+    refusals = [f"{k!r} is False (denied_flags)" for k in _setting(profile, "denied_flags") if values.get(k) == "false"]
+    denied = {v.lower() for v in _setting(profile, "denied_values")}
+    refusals += [f"{k!r} is {texts[k]!r} (denied_values)" for k in _setting(profile, "decision_keys")
+                 if texts.get(k, "").lower() in denied]
+    failures = {v.lower() for v in _setting(profile, "failure_values")}
+    for key in _setting(profile, "status_keys"):
+        if key in texts:
+            if texts[key].lower() in failures:
+                failing.append(f"{key!r} is {texts[key]!r} (failure_values)")
+        elif key in values and values[key] == "other":
+            unknown.append(key)
+    failing += refusals
+    if kinds:
+        if kinds == {"true"} and failing:
+            said = failing[0].split(" ", 1)[0]
+            return Verdict("skip", signals=(f"the success flag says True but {said} says it failed",))
+        if kinds == {"true"}:
+            return Verdict("success", "S", (f"{flags[0]!r} is True",), HIGH)
+        signals = (f"{flags[0]!r} is False", *failing)
+    elif failing:
+        signals = tuple(failing)
+    elif unknown:
+        return Verdict("runtime", signals=(f"{unknown[0]!r} is computed at run time",))
+    elif ret["in_except"]:
+        signals = ("returned from an except",)
+    else:
+        return Verdict("success", "S", ("no flag, error key or failing status: a result",), MEDIUM)
+    pattern = _match(_setting(profile, "denied_patterns"), _said(ret, profile))
+    if refusals or pattern:
+        return Verdict("refused", "D", signals + ((f"its text matches {pattern!r} (denied_patterns)",)
+                                                  if pattern else ()), HIGH if refusals else MEDIUM)
+    return Verdict("failure", "", signals)
+
+
+def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: Verdict | None = None) -> Verdict:
+    """The failure type (I or E) of a returned dict that failed, with its signals: E for one caught from an
+    unexpected exception or whose own text speaks of the system failing (error_patterns); I for one caught
+    narrowly from an exception of bad input (input_exceptions), or any other failure outside an except.
+    An Invalid with no sign of bad input that reads as an empty state in a read path may be a Success."""
+    signals = base.signals if base is not None else ()
+    if ret["in_except"]:
+        inputs = set(_setting(profile, "input_exceptions"))
+        types = ret.get("except_types") or []
+        if ret.get("except_kind") == "narrow" and types and set(types) <= inputs:
+            return Verdict("failure", "I", signals + (f"caught as {', '.join(types)} (input_exceptions)",), HIGH)
+        kind = ret.get("except_kind") or "broad"
+        return Verdict("failure", "E", signals + (f"caught by a {kind} except"
+                                                  + (f" ({', '.join(types)})" if types else ""),), HIGH)
+    pattern = _match(_setting(profile, "error_patterns"), _said(ret, profile))
+    if pattern:
+        return Verdict("failure", "E", signals + (f"its text matches {pattern!r} (error_patterns)",), MEDIUM)
+    evidence = input_evidence(ret, profile)
+    if evidence:
+        return Verdict("failure", "I", signals + (evidence,), HIGH)
+    empty = empty_state(function, ret.get("guards") or [], _said(ret, profile, extra=False), profile)
+    if empty:
+        return Verdict("failure", "I", signals + (empty,), LOW, alternative="S")
+    return Verdict("failure", "I", signals + ("a failure outside an except",), MEDIUM)
+
+
+def classify_dict(ret: dict[str, Any], function: str, profile: Profile) -> Verdict:
+    """The whole verdict on a returned literal dict of FUNCTION."""
+    found = outcome_of_dict(ret, profile)
+    if found.outcome == "failure":
+        return failure_verdict(ret, function, profile, found)
+    return found
+
+
+# ---------------------------------------------------------------------------
+# evidence shared with the scan
+# ---------------------------------------------------------------------------
+def input_evidence(site: dict[str, Any], profile: Profile, code_area: str | None = None) -> str | None:
+    """Why a failure is the caller's bad input (Invalid is right), or None: the test that led to it reads a
+    parameter (and is not a dispatch on it, `command == "status"`), its message quotes a parameter, or its
+    code's AREA answers the caller's mistakes."""
+    guards = site.get("guards") or []
+    if site.get("guard_on_params") and not (guards and DISPATCH.search(guards[-1])):
+        return "the test before it reads a parameter"
+    if site.get("cites_params"):
+        return "its message quotes a parameter"
+    if code_area and code_area in set(_classify(profile, "input_areas")):
+        return f"its code's area {code_area} answers the caller's mistakes (input_areas)"
+    return None
+
+
+def _read_path(function: str, guards: list[str], profile: Profile) -> str | None:
+    words = _classify(profile, "read_names")
+    name = function.rsplit(".", 1)[-1]
+    for word in words:
+        if re.search(rf"(?i)(^|_){re.escape(word)}(_|$)", name):
+            return f"{name} answers a read ({word})"
+    for guard in guards:
+        if ("==" in guard or " in " in guard) and any(re.search(rf"(?i)\b{re.escape(w)}\b", guard) for w in words):
+            return f"under `if {guard}` (a read or status command)"
+    return None
+
+
+def empty_state(function: str, guards: list[str], message: str | None, profile: Profile) -> str | None:
+    """Why a failure in FUNCTION reads as an empty result of a valid query (a Success, spec 000), or None: a
+    read or status path ([classify] read_names) and either a message saying nothing was found
+    (empty_patterns) or an innermost test for emptiness (empty_tests, not one of input_checks)."""
+    read = _read_path(function, guards, profile)
+    if read is None:
+        return None
+    pattern = _match(_classify(profile, "empty_patterns"), message or "")
+    if pattern:
+        return f"{read}, and its message {message!r} says nothing was found"
+    if guards and _match(_classify(profile, "empty_tests"), guards[-1]) \
+            and not _match(_classify(profile, "input_checks"), guards[-1]):
+        return f"{read}, under the emptiness test `if {guards[-1]}`"
+    return None
+
+
+def empty_state_confidence(signal: str, function: str, guards: list[str]) -> str:
+    """RA305's confidence: high with a message that says so, or an emptiness test in a status path."""
+    if "says nothing was found" in signal or "status" in (function + " ".join(guards)):
+        return HIGH
+    return MEDIUM
