@@ -220,9 +220,13 @@ def migrate(
         "--profile", help="Built-in profile name or a profile .toml file.")] = None,
     mapping: Annotated[Optional[list[Path]], typer.Option(
         "--mapping", help="Extra mapping file (.toml or .csv): legacy codes, [tools.HANDLER] codes.")] = None,
+    decisions: Annotated[Optional[Path], typer.Option(
+        "--decisions", help="A decisions file (TOML): when it does not exist, write there the type and code "
+                            "proposed for every converted return, with evidence, for a human to review (nothing "
+                            "is applied); when it exists, apply its reviewed choices.")] = None,
 ) -> None:
     """Rewrite PATH onto canonical builder calls: show the diff, or write it with --apply."""
-    from .codemods import select_codemods
+    from .codemods import decisions as decisions_file, select_codemods
     from .migrate import migrate as run_migrate, write
     from .profile import load_profile
     from .report.migrate_report import render_json, render_summary
@@ -238,8 +242,16 @@ def migrate(
         if _settle_journal(root_dir, apply, resume, rollback):
             raise typer.Exit(EXIT_OK)
         effective = load_profile(profile, root_dir)
-        result = run_migrate(run_scan(path, effective, list(mapping or []), display_root=path.as_posix()), chosen)
-        if apply:
+        reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
+        result = run_migrate(run_scan(path, effective, list(mapping or []), display_root=path.as_posix()), chosen,
+                             reviewed)
+        proposing = decisions is not None and reviewed is None
+        if proposing:
+            write_output(decisions_file.render(result.decided).encode("utf-8"), decisions)
+            typer.echo(f"{path.as_posix()}: wrote {len(result.decided)} decision(s) to {decisions.as_posix()}: "
+                       "review them, then run again with --decisions "
+                       f"{decisions.as_posix()}" + (" (nothing was applied)" if apply else ""), err=True)
+        if apply and not proposing:
             write(result, allow_dirty=allow_dirty, force=force)
         display = path.as_posix()
         if format is MigrateFormat.json:
@@ -250,7 +262,7 @@ def migrate(
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
-    if result.refused or (check and result.changed):
+    if result.refused or (check and result.changed) or (apply and proposing):
         raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(EXIT_OK)
 

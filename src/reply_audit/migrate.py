@@ -79,6 +79,12 @@ class MigrateResult:
         return sorted(p for p, data in self.sources.items() if data != self.originals.get(p))
 
     @property
+    def decided(self) -> list[Decision]:
+        """The decisions of the converted returns that took effect (as `done`), in file order."""
+        kept = [d for d in self.decisions if not self.wrote or d.path in self.written]
+        return sorted(kept, key=lambda d: (d.path, d.line, d.fingerprint))
+
+    @property
     def done(self) -> list[Applied]:
         """The rewrites that took effect: all of them in a dry run, those in written files after write()."""
         return [a for a in self.applied if not self.wrote or a.path in self.written]

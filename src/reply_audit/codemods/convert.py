@@ -494,12 +494,12 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
     decision = Decision(
         fingerprint=fp, path=handler["path"], function=handler["name"], line=ret["line"], type=letter, code=code,
         message=next((texts[k] for k in profile.migrate_value("dict_returns.message_keys", []) if k in texts), ""),
-        type_confidence="high" if choice is not None and choice.type else verdict.confidence,
-        type_evidence=((f"chosen in {choice.origin}",) if choice is not None and choice.type else ())
-        + verdict.signals,
+        type_confidence="high" if choice is not None and choice.reviewed and choice.type else verdict.confidence,
+        type_evidence=((f"chosen in {choice.origin}",) if choice is not None and choice.reviewed and choice.type
+                       else ()) + verdict.signals,
         type_alternative=verdict.alternative, code_confidence=found.confidence, code_evidence=found.evidence,
         alternatives=found.candidates, marked=marker,
-        origin="proposed" if choice is None else choice.origin)
+        origin="proposed" if choice is None else choice.origin, reviewed=choice is not None and choice.reviewed)
     return ReturnPlan(method=method, code=code, marker=marker, drop=drop, rename=rename,
                       candidates=found.candidates if marker else (), message_key=message_key, decision=decision)
 
@@ -539,6 +539,11 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
         mapped = ctx.tool_codes.get(handler["name"], {}).get(method)
         if found is None and mapped:
             found = CodeChoice(mapped, "high", (f"[tools.{handler['name']}] {method} in a mapping file",))
+        broad = str(profile.migrate_value("except_to_error.code", "") or "")
+        if found is None and letter == "E" and ret is not None and ret.get("except_kind") in ("broad", "bare") \
+                and broad:
+            found = CodeChoice(broad, "medium", (f"caught by a {ret['except_kind']} except: the profile's code for "
+                                                 "that ([migrate.except_to_error] code)",))
         if found is None:
             owners = list(profile.migrate_value("remap.D", []) or []) if letter == "D" else None
             found = rank(letter, ret, handler, ctx, owners)
@@ -579,8 +584,9 @@ def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: s
         problem = _call_problem(fact, method, ctx)
         if problem:
             return Skip(problem)
-        sub = Choice(origin=choice.origin, code=chosen, unmarked=choice.unmarked) if choice and chosen else None
-        picked = _pick_code(letter, method, None, handler, ctx, sub)
+        sub = Choice(origin=choice.origin, code=chosen, unmarked=choice.unmarked, reviewed=choice.reviewed) \
+            if choice and chosen else None
+        picked = _pick_code(letter, method, ret if method == fail else None, handler, ctx, sub)
         if isinstance(picked, Skip):
             return picked
         code, found, _ = picked
@@ -594,7 +600,7 @@ def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: s
         code_confidence=min((p.confidence for p in picks), key=("low", "medium", "high").index),
         code_evidence=tuple(e for p in picks for e in p.evidence),
         alternatives=tuple(c for p in picks for c in p.candidates), marked=marker,
-        origin="proposed" if choice is None else choice.origin)
+        origin="proposed" if choice is None else choice.origin, reviewed=choice is not None and choice.reviewed)
     return ReturnPlan(marker=marker, runtime=(ok, codes[0], fail, codes[1]), decision=decision)
 
 

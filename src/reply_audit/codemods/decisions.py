@@ -52,7 +52,8 @@ class Decision:
     code_evidence: tuple[str, ...] = ()
     alternatives: tuple[str, ...] = ()       # candidate codes, best first
     marked: bool = False                     # the code is the placeholder, marked for review
-    origin: str = "proposed"                 # proposed | decisions file | mapping file
+    origin: str = "proposed"                 # proposed, or where the choice came from (FILE:LINE)
+    reviewed: bool = False                   # a human chose it (a changed or accepted row, a mapping site)
 
     def as_row(self) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -82,6 +83,7 @@ class Choice:
     failure_type: str | None = None
     failure_code: str | None = None
     unmarked: bool = True                    # written without the default-code marker
+    reviewed: bool = True                    # the human changed the row or accepted it (reviewed = true)
 
     @property
     def skip(self) -> bool:
@@ -138,7 +140,7 @@ def _toml_value(value: Any) -> str:
 
 
 HEADER = """\
-# reply-audit migrate: the decisions of this migration, one [[site]] per converted return.
+# reply-audit migrate: the decisions of this migration, one site table per converted return.
 #
 # Review each site, then run `reply-audit migrate --apply --decisions THIS_FILE`:
 #   type      S, I, D or E (a return classified when it runs: "runtime", with failure_type and failure_code);
@@ -213,7 +215,7 @@ def read(path: Path) -> DecisionsFile:
             raise UserError(f"{where}: reviewed must be true or false")
         unmarked = changed or reviewed or not row.get("marked", False)
         out.choices[fp] = Choice(origin=where, type=kind, code=code, failure_type=failure_type,
-                                 failure_code=failure_code, unmarked=unmarked)
+                                 failure_code=failure_code, unmarked=unmarked, reviewed=changed or reviewed)
         out.rows[fp] = {"fingerprint": fp, "where": where, "path": row.get("path"), "function": row.get("function"),
                         "line": row.get("line")}
     return out

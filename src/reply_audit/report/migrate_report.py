@@ -49,6 +49,7 @@ def render_summary(result: MigrateResult, applied: bool, display_root: str) -> s
     if result.removed_temporaries:
         parts.append(f"removed {len(result.removed_temporaries)} stale temporary file(s) of an interrupted run: "
                      + ", ".join(result.removed_temporaries[:5]))
+    parts += decision_lines(result)
     if result.skipped:
         reasons = Counter((s.codemod, s.finding.rule, s.reason) for s in result.skipped)
         parts += ["", f"skipped ({len(result.skipped)} finding(s), a human decides):"]
@@ -66,6 +67,31 @@ def render_summary(result: MigrateResult, applied: bool, display_root: str) -> s
         parts += ["", f"refused ({len(result.refused)}):"]
         parts += [f"  {r.path}:{r.line}: {r.codemod}: {r.reason}" for r in result.refused]
     return "\n".join(parts) + "\n"
+
+
+def decision_lines(result: MigrateResult) -> list[str]:
+    """What was decided for the converted returns: types, codes chosen by evidence or marked, the decisions file."""
+    decided = result.decided
+    if not decided and result.decisions_file is None:
+        return []
+    types = Counter(d.type for d in decided)
+    order = ["S", "I", "D", "E", "runtime"]
+    told = sum(d.reviewed for d in decided)
+    lines = [f"decisions: {len(decided)} converted return(s): "
+             + ", ".join(f"{types[t]} {t}" for t in order if types[t])
+             + f"; {sum(not d.marked for d in decided)} code(s) chosen, {sum(d.marked for d in decided)} marked "
+             f"default-code for review; {sum(d.type_confidence == 'low' for d in decided)} type(s) of low confidence"
+             + (f"; {told} from reviewed choices" if told else "")]
+    file = result.decisions_file
+    if file is not None:
+        unclaimed = sum(d.origin == "proposed" for d in decided)
+        if unclaimed:
+            lines.append(f"  {unclaimed} converted return(s) have no row in {file.path.as_posix()}: "
+                         "their proposals were used")
+        for row in file.stale:
+            lines.append(f"  stale row {row['where']} ({row['path']}:{row['line']} {row['function']}): no site "
+                         "has its fingerprint any more; not applied")
+    return lines
 
 
 def build_document(result: MigrateResult, applied: bool, display_root: str) -> dict[str, Any]:
@@ -93,6 +119,10 @@ def build_document(result: MigrateResult, applied: bool, display_root: str) -> d
                            for s in result.skipped), key=lambda d: (d["path"], d["line"], d["rule"])),
         "refused": sorted(({"codemod": r.codemod, "path": r.path, "line": r.line, "reason": r.reason}
                            for r in result.refused), key=lambda d: (d["path"], d["line"], d["codemod"])),
+        "decisions": [{**d.as_row(), "origin": d.origin} for d in result.decided],
+        "decisions_file": None if result.decisions_file is None else {
+            "path": result.decisions_file.path.as_posix(),
+            "stale": [row for row in sorted(result.decisions_file.stale, key=lambda r: r["where"])]},
     }
 
 
