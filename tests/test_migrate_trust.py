@@ -465,7 +465,7 @@ def test_a_failure_is_denied_invalid_or_error_by_what_it_says(tmp_path):
         'return rb.denied("EN-DB-D-001", data={}, message="Only SELECT queries allowed")' + marker,
         'return rb.invalid("MCP-SYS-I-001", data={}, message="Allowed modes: fast, slow")' + marker,
         'return rb.invalid("MCP-SYS-I-001", data={}, message=f"limit is not a number: {limit}")' + marker,
-        'return rb.error("MCP-SYS-E-001", data={}, message=str(exc))' + marker,
+        'return rb.error("MCP-SYS-E-001", data={}, message=str(exc))',   # a broad except: except_to_error's code
         'return rb.error("MCP-SYS-E-001", data={}, message="Daemon not running")' + marker,
         'return rb.success("MCP-SYS-S-001", data={"rows": rows})' + marker]
 

@@ -10,7 +10,10 @@ it (for Denied, the layers that own D). Each earns evidence ([migrate.codes] wei
   ("Path not found: …" spells `PATH_NOT_FOUND`; "Unknown table" in `db_query`
   spells `DB_TABLE_UNKNOWN`);
 * the handler's and module's names against each code's AREA (the area itself, or
-  one of its area_words);
+  one of its area_words); for the types whose dicts say little (sole_area_types:
+  Success and Denied), the only code of the type in the only area named that has
+  codes of the type is enough on its own (`list_loans` -> the one Success code of
+  LOAN), two areas named are not (`lend_book`: LOAN or BOOK);
 * the dict's message words found in each code's registry text (message key and
   description) and in the messages the codebase already writes with that code at
   its compliant sites, each word weighted by its rarity in the registry (IDF), so a
@@ -115,6 +118,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     key_weight = float(settings.get("key_weight", 2.0))
     usage_weight = float(settings.get("usage_weight", 0.5))
     threshold = float(settings.get("threshold", 2.0))
+    sole_types = set(settings.get("sole_area_types", ["S", "D"]))
     margin = float(settings.get("margin", 0.25))
     index: CodeIndex = ctx.code_index
     named = set(words(f"{handler['name']} {handler['path'].rsplit('.', 1)[0]}", shortest=2))
@@ -167,6 +171,9 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
         if by_area.get(area) == 1 and any(w.startswith("the name says") for w in why):
             score += area_weight / 2
             why = [*why, f"the only {letter} code of area {area}"]
+            if len(by_area) == 1 and letter in sole_types:   # the only area named that has codes of this type
+                score += area_weight / 2
+                why = [*why, f"the only area named with {letter} codes"]
         ranked.append((round(score, 6), code, why))
     ranked.sort(key=lambda item: (-item[0], item[1]))
     best, code, why = ranked[0]

@@ -479,6 +479,14 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
     if isinstance(picked, Skip):
         return picked
     code, found, from_own = picked
+    uncertain = verdict.confidence == "low" and not (choice is not None and choice.reviewed)
+    placeholder = str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
+    if uncertain and found.code is not None and found.confidence != "high" and placeholder:
+        # the type itself waits for a human (an empty state: Success?): so does the code
+        found = CodeChoice(None, "low", (f"the reply type is uncertain (alternative {verdict.alternative}): the "
+                                         f"code waits for the review; the ranking chose {found.code}",
+                                         *found.evidence), found.candidates or (found.code,))
+        code = placeholder
     rename: tuple[tuple[str, str], ...] = ()
     if from_own:
         drop += (code_key,)
