@@ -454,15 +454,15 @@ def _returned_calls(root, server: str, replies: str) -> list[str]:
 
 def test_a_failure_is_denied_invalid_or_error_by_what_it_says(tmp_path):
     """Refusals by policy are Denied from the layer that owns D, with the registered D code whose AREA the
-    handler's name says; bad input caught narrowly is Invalid; the system failing is Error; "Allowed modes" is
-    not a refusal."""
+    handler's name says (the only D code of the only area named: written unmarked); bad input caught narrowly
+    is Invalid; the system failing is Error; "Allowed modes" is not a refusal."""
     written = _returned_calls(tmp_path, DECISION_SERVER, DECISION_REPLIES)
     marker = "  # reply-audit: default-code"
     assert written == [
-        'return rb.denied("EN-WRITE-D-001", data={"allowed": False, "error": reason})' + marker,
-        'return rb.denied("EN-WRITE-D-001", data={"decision": "DENY", "path": path})' + marker,
+        'return rb.denied("EN-WRITE-D-001", data={"allowed": False, "error": reason})',
+        'return rb.denied("EN-WRITE-D-001", data={"decision": "DENY", "path": path})',
         'return rb.success("MCP-SYS-S-001", data={"path": path})' + marker,
-        'return rb.denied("EN-DB-D-001", data={}, message="Only SELECT queries allowed")' + marker,
+        'return rb.denied("EN-DB-D-001", data={}, message="Only SELECT queries allowed")',
         'return rb.invalid("MCP-SYS-I-001", data={}, message="Allowed modes: fast, slow")' + marker,
         'return rb.invalid("MCP-SYS-I-001", data={}, message=f"limit is not a number: {limit}")' + marker,
         'return rb.error("MCP-SYS-E-001", data={}, message=str(exc))',   # a broad except: except_to_error's code
@@ -529,27 +529,37 @@ class Codes:
 
 def test_a_code_is_chosen_from_the_registry_only_when_the_evidence_is_clear(tmp_path):
     """The message's words against each registered code's own text, the handler's name against its AREA:
-    a clear winner is written unmarked; a code the name alone suggests (READ for notes_read) stays the
-    marked default for a human."""
+    a clear winner is written unmarked (for a Success, the only S code of the only area the name points to);
+    with no evidence (notes_tidy) the marked default stays for a human."""
     written = _returned_calls(tmp_path, CODES_SERVER, CODES_REPLIES)
     marker = "  # reply-audit: default-code"
     assert written == [
         'return rb.invalid("MCP-SYS-I-002", data={}, message=f"Unknown command: {command}")',
         'return rb.invalid("WA-RES-I-002", data={}, message=f"Note {name} not found")',
-        'return rb.success("MCP-SYS-S-001", data={"text": NOTES[name]})' + marker,
+        'return rb.success("WA-READ-S-001", data={"text": NOTES[name]})',
         'return rb.invalid("WA-DB-I-001", data={}, message="a table name is required")',
-        'return rb.success("MCP-SYS-S-001", data={"rows": 3})' + marker,
+        'return rb.success("WA-DB-S-001", data={"rows": 3})',
         'return rb.success("MCP-SYS-S-001", data={"removed": 0})' + marker]
 
 
 def test_the_report_lists_the_candidates_of_a_marked_code(tmp_path):
-    write_tree(tmp_path, {"server.py": CODES_SERVER, "safety.py": SAFETY, "replies.py": CODES_REPLIES,
+    """read_db names two areas with a Success code each: no winner, both listed for the reviewer."""
+    server = CODES_SERVER + '''
+
+@mcp.tool()
+@mcp_safe_tool
+def read_db() -> dict:
+    return {"rows": 4}
+'''
+    write_tree(tmp_path, {"server.py": server, "safety.py": SAFETY, "replies.py": CODES_REPLIES,
                           "pyproject.toml": SETUP})
     doc = json.loads(cli("migrate", tmp_path, "-f", "json").stdout)
     assert [r["description"] for f in doc["files"] for r in f["rewrites"]] == [
-        "notes_read: 3 return(s) -> rb calls, -> Reply, candidates for the marked codes: line 11: WA-READ-S-001",
-        "db_stats: 2 return(s) -> rb calls, -> Reply, candidates for the marked codes: line 19: WA-DB-S-001",
-        "notes_tidy: 1 return(s) -> rb calls, -> Reply"]
+        "notes_read: 3 return(s) -> rb calls, -> Reply",
+        "db_stats: 2 return(s) -> rb calls, -> Reply",
+        "notes_tidy: 1 return(s) -> rb calls, -> Reply",
+        "read_db: 1 return(s) -> rb calls, -> Reply, candidates for the marked codes: line 31: WA-DB-S-001 | "
+        "WA-READ-S-001"]
 
 
 def test_a_dict_with_a_spread_is_classified_at_run_time(tmp_path):

@@ -154,11 +154,11 @@ def notes_search(query: str) -> Reply:
     try:
         hits = [n for n in NOTES if query in NOTES[n]]
     except Exception as exc:
-        return rb.error("MCP-SYS-E-001", data={}, message=str(exc))  # reply-audit: default-code
-    return rb.success("MCP-SYS-S-001", data={
+        return rb.error("MCP-SYS-E-001", data={}, message=str(exc))
+    return rb.success("WA-READ-S-001", data={
         "results": hits,  # newest first
         "count": len(hits),
-    })  # reply-audit: default-code
+    })
 
 
 @mcp.tool()
@@ -170,7 +170,8 @@ def notes_stats() -> Reply:
     return _reply_from_legacy(stats, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")  # reply-audit: default-code
 '''},
         note="the wrapper turns raw results into Errors, so each handler is wrapped and converted in one edit; the "
-             "legacy code NOTES-Q-I-001 maps to WA-RES-I-001; a dict built in a variable is classified at run time",
+             "legacy code NOTES-Q-I-001 maps to WA-RES-I-001; a broad except's Error takes [migrate.except_to_error] "
+             "code; a search's Success the only Success code of READ; a dict built in a variable is classified at run time",
     ), Example(
         before={"replies.py": _REPLY, "safety.py": _SAFETY,
                 "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_imports = ["from safety import ReplyBuilder"]\n',
