@@ -177,6 +177,8 @@ def _read_path(function: str, guards: list[str], profile: Profile) -> str | None
         if re.search(rf"(?i)(^|_){re.escape(word)}(_|$)", name):
             return f"{name} answers a read ({word})"
     for guard in guards:
+        if guard.startswith("not (") or " not in " in guard:   # the branch where the command is NOT that one
+            continue
         if ("==" in guard or " in " in guard) and any(re.search(rf"(?i)\b{re.escape(w)}\b", guard) for w in words):
             return f"under `if {guard}` (a read or status command)"
     return None

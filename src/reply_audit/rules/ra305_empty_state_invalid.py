@@ -42,7 +42,16 @@ def get_playset(rb: ReplyBuilder, name):
     if not found:
         return rb.invalid("CT-GATE-I-001", {}, message=f"No playset named {name!r} found")
     return rb.success("CT-GATE-S-001", {"playset": found})
-'''), note="the message quotes the caller's own argument: the request named something that is not there")]
+'''), note="the message quotes the caller's own argument: the request named something that is not there"),
+             Example(tree(server='''
+def launcher(rb: ReplyBuilder, command):
+    db = find_launcher_db()
+    if command == "query":
+        return rb.success("WA-READ-S-001", {"rows": []})
+    elif not db:
+        return rb.invalid("CT-GATE-I-001", {}, message="No launcher database")
+    return rb.success("CT-GATE-S-001", {"repaired": True})
+'''), note="outside the `query` branch the command is not a read: a missing database blocks a repair")]
     invalid = [Example(tree(server='''
 SESSION = {}
 
