@@ -225,3 +225,35 @@ def test_a_second_run_with_the_same_decisions_changes_nothing(lending):
     done = cli("migrate", lending, "--apply", "--decisions", target)
     assert done.exit_code == 0
     assert (lending / "lending" / "server.py").read_text() == after
+
+
+# ------------------------------------------------------------------------------------ the classifier
+def _ret(values: dict, texts: dict | None = None, guards: list | None = None, **more) -> dict:
+    return {"key_values": values, "texts": texts or {}, "guards": guards or [], "in_except": False,
+            "except_kind": None, "except_types": [], "spread": False, **more}
+
+
+@pytest.mark.parametrize("ret,outcome,letter,last", [
+    (_ret({"success": "false", "policy_decision": "str", "error": "str"},
+          {"policy_decision": "REQUIRE_TOKEN", "error": "token needed"}), "refused", "D",
+     "'policy_decision' is 'REQUIRE_TOKEN': a policy decision that does not allow (decision_keys, allow_values)"),
+    (_ret({"success": "false", "decision": "str", "error": "str"}, {"decision": "ALLOW", "error": "disk full"}),
+     "failure", "I", "a failure outside an except"),
+    (_ret({"success": "false", "error": "other"}, guards=["result.decision == Decision.DENY"]), "refused", "D",
+     "under `if result.decision == Decision.DENY`: a policy decision that refuses (decision_keys, denied_values)"),
+    (_ret({"success": "false", "error": "other"}, guards=["not (result.decision == Decision.DENY)"]),
+     "failure", "I", "a failure outside an except"),
+    (_ret({"error": "str"}, {"error": "Daemon not running"}), "failure", "E",
+     "its text matches '\\\\bnot running\\\\b' (error_patterns)"),
+    (_ret({"error": "str"}, {"error": "nope"}, in_except=True, except_kind="narrow", except_types=["ValueError"]),
+     "failure", "I", "caught as ValueError (input_exceptions)"),
+    (_ret({"error": "str"}, {"error": "nope"}, in_except=True, except_kind="narrow",
+          except_types=["OSError"]), "failure", "E", "caught by a narrow except (OSError)"),
+    (_ret({"rows": "other"}), "success", "S", "no flag, error key or failing status: a result"),
+])
+def test_the_classifier_says_which_signal_decided(ret, outcome, letter, last):
+    from reply_audit.meaning import classify_dict
+    from reply_audit.profile import load_profile
+
+    verdict = classify_dict(ret, "tool", load_profile(None, None))
+    assert (verdict.outcome, verdict.letter, verdict.signals[-1]) == (outcome, letter, last)

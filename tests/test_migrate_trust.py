@@ -569,3 +569,79 @@ def test_a_dict_with_a_spread_is_classified_at_run_time(tmp_path):
     assert cli("migrate", tmp_path, "--apply").exit_code == 0
     assert '    return _reply_from_legacy({**BASE, "success": True, "path": path}, rb.success, "MCP-SYS-S-001", ' \
            'rb.invalid, "MCP-SYS-I-001")  # reply-audit: default-code\n' in (tmp_path / "server.py").read_text()
+
+
+# ------------------------------------------------------------------------------- refusals at run time
+def _helper(**builder):
+    from reply_audit.codemods.convert import helper_source
+
+    profile = load_profile(None, None)
+    namespace = {"Reply": tuple}
+    exec(helper_source("_reply_from_legacy", "Reply", profile, message=True), namespace)
+    return namespace["_reply_from_legacy"]
+
+
+def _method(letter):
+    return lambda code, data, message=None: (letter, code, data, message)
+
+
+@pytest.mark.parametrize("result,refused,expected", [
+    ({"allowed": False, "reason": "not yours"}, True, ("D", "EN-X-D-001", {"allowed": False}, "not yours")),
+    ({"allowed": False, "reason": "not yours"}, False, ("I", "MCP-SYS-I-001", {"allowed": False}, "not yours")),
+    ({"decision": "DENY", "path": "/x"}, True, ("D", "EN-X-D-001", {"decision": "DENY", "path": "/x"}, None)),
+    ({"decision": "ALLOW", "path": "/x"}, True, ("S", "MCP-SYS-S-001", {"decision": "ALLOW", "path": "/x"}, None)),
+    ({"success": True, "rows": 1}, True, ("S", "MCP-SYS-S-001", {"rows": 1}, None)),
+    ({"success": False, "error": "boom"}, True, ("I", "MCP-SYS-I-001", {}, "boom")),
+])
+def test_the_run_time_classifier_never_takes_a_refusal_for_a_success(result, refused, expected):
+    """A dict seen only at run time that refuses by policy is a failure, and Denied when the Denied method is
+    given; before, `{"allowed": False}` without an error key came out a Success."""
+    classify = _helper()
+    extra = {"refused": _method("D"), "refused_code": "EN-X-D-001"} if refused else {}
+    assert classify(result, _method("S"), "MCP-SYS-S-001", _method("I"), "MCP-SYS-I-001", **extra) == expected
+
+
+POLICY_SERVER = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def files_write(path: str) -> dict:
+    if path.startswith("/system"):
+        return {"allowed": False, "error": "system files are read-only"}
+    result = enforce(path)
+    return result
+
+
+@mcp.tool()
+@mcp_safe_tool
+def files_count() -> dict:
+    result = count()
+    return result
+'''
+
+
+def _handler_returns(root, server: str) -> list[str]:
+    _returned_calls(root, server, DECISION_REPLIES)
+    return [line.strip() for line in (root / "server.py").read_text().splitlines()
+            if line.strip().startswith("return rb.") or line.strip().startswith("return _reply_from_legacy(")]
+
+
+def test_a_handler_that_speaks_policy_gives_its_run_time_results_the_denied_method(tmp_path):
+    """files_write refuses by policy in a literal dict, so what enforce() returns may be a refusal too; files_count
+    speaks no policy and its call stays as it was."""
+    assert _handler_returns(tmp_path, POLICY_SERVER) == [
+        'return rb.denied("EN-WRITE-D-001", data={"allowed": False}, message="system files are read-only")',
+        'return _reply_from_legacy(result, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001", '
+        'refused=rb.denied, refused_code="EN-WRITE-D-001")  # reply-audit: default-code',
+        'return _reply_from_legacy(result, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")  '
+        '# reply-audit: default-code']
+
+
+def test_an_older_classifier_without_refused_is_never_passed_it(tmp_path):
+    """A module whose classifier an earlier run wrote (five parameters) gets calls it accepts."""
+    older = ('\n\ndef _reply_from_legacy(result, success, success_code, failure, failure_code):\n'
+             '    return success(success_code, data=result)\n')
+    written = _handler_returns(tmp_path, POLICY_SERVER.replace("\n\n@mcp.tool()", older + "\n\n@mcp.tool()", 1))
+    assert written[1] == ('return _reply_from_legacy(result, rb.success, "MCP-SYS-S-001", rb.invalid, '
+                          '"MCP-SYS-I-001")  # reply-audit: default-code')

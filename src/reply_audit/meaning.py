@@ -54,6 +54,11 @@ def _match(patterns: list[str], text: str) -> str | None:
     return next((p for p in patterns if text and re.search(p, text, re.IGNORECASE)), None)
 
 
+def _names_any(text: str, words: list[str]) -> bool:
+    """Does TEXT hold one of WORDS as a word (any case; `result.decision == Decision.DENY` names decision, deny)?"""
+    return any(re.search(rf"(?i)(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])", text) for w in words if w)
+
+
 def _said(ret: dict[str, Any], profile: Profile, extra: bool = True) -> str:
     """The dict's own words: its message keys' texts, then (EXTRA) the texts of its evidence keys."""
     keys = _setting(profile, "message_keys") + (_setting(profile, "evidence_keys") if extra else [])
@@ -87,8 +92,13 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
             unknown.append(key)
     refusals = [f"{k!r} is False (denied_flags)" for k in _setting(profile, "denied_flags") if values.get(k) == "false"]
     denied = {v.lower() for v in _setting(profile, "denied_values")}
+    allowing = {v.lower() for v in _setting(profile, "allow_values")}
     refusals += [f"{k!r} is {texts[k]!r} (denied_values)" for k in _setting(profile, "decision_keys")
                  if texts.get(k, "").lower() in denied]
+    guard = (ret.get("guards") or [""])[-1]
+    if not guard.startswith("not (") and "==" in guard and _names_any(guard, _setting(profile, "decision_keys")) \
+            and _names_any(guard, list(denied)):
+        refusals.append(f"under `if {guard}`: a policy decision that refuses (decision_keys, denied_values)")
     failures = {v.lower() for v in _setting(profile, "failure_values")}
     for key in _setting(profile, "status_keys"):
         if key in texts:
@@ -97,6 +107,11 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
         elif key in values and values[key] == "other":
             unknown.append(key)
     failing += refusals
+    if (failing or kinds == {"false"}) and not refusals:
+        # a failure that carries a policy decision other than an allowing one is that policy refusing
+        refusals += [f"{k!r} is {texts[k]!r}: a policy decision that does not allow (decision_keys, allow_values)"
+                     for k in _setting(profile, "decision_keys")
+                     if texts.get(k) and texts[k].lower() not in allowing and texts[k].lower() not in denied]
     if kinds:
         if kinds == {"true"} and failing:
             said = failing[0].split(" ", 1)[0]
@@ -113,6 +128,7 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
     else:
         return Verdict("success", "S", ("no flag, error key or failing status: a result",), MEDIUM)
     pattern = _match(_setting(profile, "denied_patterns"), _said(ret, profile))
+    signals += tuple(r for r in refusals if r not in signals)
     if refusals or pattern:
         return Verdict("refused", "D", signals + ((f"its text matches {pattern!r} (denied_patterns)",)
                                                   if pattern else ()), HIGH if refusals else MEDIUM)

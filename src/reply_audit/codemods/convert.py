@@ -61,6 +61,7 @@ class ReturnPlan:
     rename: tuple[tuple[str, str], ...] = ()   # (key, new key): a code that is not the reply's code
     message_key: str | None = None             # the key whose value becomes message=
     runtime: tuple[str, str, str, str] | None = None  # (success method, code, failure method, code)
+    refused: tuple[str, str] | None = None     # runtime: (Denied method, code) for a result that refuses
     candidates: tuple[str, ...] = ()            # a marked code: the best registry candidates, for the reviewer
     decision: Decision | None = None            # the type and code decided, with evidence (the decisions file)
 
@@ -107,7 +108,7 @@ class HandlerReplies(Edit):
             return node
         plan = self.returns[target.where]
         if plan.runtime is not None:
-            call = self._runtime_call(updated.value, plan.runtime, ctx)
+            call = self._runtime_call(updated.value, plan.runtime, ctx, plan.refused)
         else:
             call = self._static_call(updated.value, plan, ctx)
         if plan.marker:
@@ -134,7 +135,8 @@ class HandlerReplies(Edit):
     def _method(self, name: str) -> cst.Attribute:
         return cst.Attribute(value=cst.Name(self.builder_name), attr=cst.Name(name))
 
-    def _runtime_call(self, value, runtime: tuple[str, str, str, str], ctx) -> cst.Call:
+    def _runtime_call(self, value, runtime: tuple[str, str, str, str], ctx,
+                      refused: tuple[str, str] | None = None) -> cst.Call:
         if value is None:
             raise Refused("a bare return has no value to classify")
         if isinstance(value, cst.Tuple) and not value.lpar:
@@ -144,6 +146,14 @@ class HandlerReplies(Edit):
         args = [cst.Arg(value=value, comma=comma), cst.Arg(value=self._method(ok), comma=comma),
                 cst.Arg(value=ctx.string(ok_code), comma=comma), cst.Arg(value=self._method(fail), comma=comma),
                 cst.Arg(value=ctx.string(fail_code))]
+        if refused is not None:
+            args[-1] = args[-1].with_changes(comma=comma)
+            args += [cst.Arg(keyword=cst.Name("refused"), value=self._method(refused[0]), comma=comma,
+                             equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                   whitespace_after=cst.SimpleWhitespace(""))),
+                     cst.Arg(keyword=cst.Name("refused_code"), value=ctx.string(refused[1]),
+                             equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                   whitespace_after=cst.SimpleWhitespace("")))]
         return cst.Call(func=cst.Name(self.helper), args=args)
 
     def _static_call(self, value, plan: ReturnPlan, ctx) -> cst.Call:
@@ -601,15 +611,42 @@ def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: s
         marker = marker or found.code is None
         codes.append(code)
         picks.append(found)
+    refused = None
+    if fail_letter != "D" and _speaks_policy(handler, ctx) and _denied_possible(fact, ctx) is None \
+            and _helper_takes_refused(handler, ctx):
+        method = profile.method_for_type("D")
+        sub = Choice(origin=choice.origin, code=choice.refused_code, unmarked=choice.unmarked,
+                     reviewed=choice.reviewed) if choice and choice.refused_code else None
+        picked = _pick_code("D", method, ret, handler, ctx, sub) if not _call_problem(fact, method, ctx) else None
+        if picked is not None and not isinstance(picked, Skip):
+            refused = (method, picked[0])
+            marker = marker or picked[1].code is None
+            picks.append(picked[1])
     decision = Decision(
         fingerprint=fp, path=handler["path"], function=handler["name"], line=ret["line"], type=RUNTIME,
         code=codes[0], failure_type=fail_letter, failure_code=codes[1], type_confidence="low",
+        refused_code=refused[1] if refused else "",
         type_evidence=(*signals, f"a failure would be {failing.letter}: " + "; ".join(failing.signals)),
         code_confidence=min((p.confidence for p in picks), key=("low", "medium", "high").index),
         code_evidence=tuple(e for p in picks for e in p.evidence),
         alternatives=tuple(c for p in picks for c in p.candidates), marked=marker,
         origin="proposed" if choice is None else choice.origin, reviewed=choice is not None and choice.reviewed)
-    return ReturnPlan(marker=marker, runtime=(ok, codes[0], fail, codes[1]), decision=decision)
+    return ReturnPlan(marker=marker, runtime=(ok, codes[0], fail, codes[1]), refused=refused, decision=decision)
+
+
+def _speaks_policy(handler: dict[str, Any], ctx) -> bool:
+    """Does HANDLER deal in policy decisions (a literal dict of it carries a denied flag or a decision key)? Then a
+    result seen only at run time may be a refusal, and the run-time classifier is given the Denied method."""
+    keys = set(ctx.profile.migrate_value("dict_returns.denied_flags", []) or []) \
+        | set(ctx.profile.migrate_value("dict_returns.decision_keys", []) or [])
+    return any(keys & set(r.get("key_values", {})) for r in handler["returns"])
+
+
+def _helper_takes_refused(handler: dict[str, Any], ctx) -> bool:
+    """The run-time classifier of this module takes `refused=` (a new one does; one an earlier run wrote may not)."""
+    helper = str(ctx.profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
+    params = ctx.files[handler["path"]].function_params.get(helper)
+    return params is None or "refused" in params
 
 
 def _call_problem(fact, method: str, ctx) -> str | None:
@@ -629,7 +666,8 @@ def _call_problem(fact, method: str, ctx) -> str | None:
 
 
 def _takes_message(fact, plans: dict[tuple, ReturnPlan]) -> bool:
-    methods = {m for p in plans.values() if p.runtime for m in (p.runtime[0], p.runtime[2])}
+    methods = {m for p in plans.values() if p.runtime for m in (p.runtime[0], p.runtime[2])} | \
+        {p.refused[0] for p in plans.values() if p.refused}
     return bool(methods) and all(fact.signatures.get(m) is not None and fact.signatures[m].accepts("message")
                                  for m in methods)
 
@@ -637,7 +675,8 @@ def _takes_message(fact, plans: dict[tuple, ReturnPlan]) -> bool:
 def _reply_type(fact, plans: dict[tuple, ReturnPlan]) -> str | None:
     """The type the builder methods used return, as their annotations name it (one name, or None)."""
     methods = {p.method for p in plans.values() if p.method} | \
-        {m for p in plans.values() if p.runtime for m in (p.runtime[0], p.runtime[2])}
+        {m for p in plans.values() if p.runtime for m in (p.runtime[0], p.runtime[2])} | \
+        {p.refused[0] for p in plans.values() if p.refused}
     found = {(fact.signatures[m].returns or "").strip("'\"") for m in methods if m in fact.signatures}
     if len(found) != 1:
         return None
@@ -776,10 +815,14 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
     messages = list(profile.migrate_value("dict_returns.message_keys", []))
     code_key = str(profile.builder_value("code_keyword", "code"))
     legacy = str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))
+    denied_flags = list(profile.migrate_value("dict_returns.denied_flags", []))
+    decision_keys = list(profile.migrate_value("dict_returns.decision_keys", []))
+    denied_values = sorted({v.lower() for v in profile.migrate_value("dict_returns.denied_values", [])})
     lines = [
-        f"def {name}(result, success, success_code, failure, failure_code) -> {reply}:",
+        f"def {name}(result, success, success_code, failure, failure_code,",
+        " " * (len(name) + 5) + f"refused=None, refused_code=None) -> {reply}:",
         '    """Written by reply-audit migrate: a legacy dict result as a reply, classified by its own flags and',
-        '    error keys (a failure is never a Success)."""',
+        '    error keys (a failure is never a Success; a refusal by policy is one, Denied when `refused` is given)."""',
         f"    if isinstance(result, {reply}):",
         "        return result",
         "    if not isinstance(result, dict):",
@@ -788,19 +831,26 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
         f"    if {_py(code_key)} in data:",
         f"        data[{_py(legacy)}] = data.pop({_py(code_key)})",
         f"    flags = [data.pop(key) for key in {_py(flags)} if key in data]",
-        "    failed = False in flags or True not in flags and (",
+        f"    denied = any(data.get(key) is False for key in {_py(denied_flags)}) or any(",
+        f"        str(data.get(key, \"\")).lower() in {_py(denied_values)}",
+        f"        for key in {_py(decision_keys)})",
+        "    failed = denied or False in flags or True not in flags and (",
         f"        any(data.get(key) for key in {_py(errors)})",
         f"        or any(str(data.get(key, \"\")).lower() in {_py(failures)} for key in {_py(status)}))",
     ]
     if message:
         lines += [
             f"    message = next((str(data.pop(key)) for key in {_py(messages)} if data.get(key)), None)",
+            "    if denied and refused is not None:",
+            "        return refused(refused_code, data=data, message=message)",
             "    if failed:",
             "        return failure(failure_code, data=data, message=message)",
             "    return success(success_code, data=data, message=message)",
         ]
     else:
         lines += [
+            "    if denied and refused is not None:",
+            "        return refused(refused_code, data=data)",
             "    if failed:",
             "        return failure(failure_code, data=data)",
             "    return success(success_code, data=data)",

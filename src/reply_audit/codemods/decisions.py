@@ -45,6 +45,7 @@ class Decision:
     message: str = ""
     failure_type: str = ""                   # runtime: the type of a failure
     failure_code: str = ""
+    refused_code: str = ""                   # runtime: the Denied code of a result that refuses ("" = none)
     type_confidence: str = "medium"
     type_evidence: tuple[str, ...] = ()
     type_alternative: str | None = None
@@ -62,6 +63,8 @@ class Decision:
         }
         if self.type == RUNTIME:
             row.update(failure_type=self.failure_type, failure_code=self.failure_code)
+            if self.refused_code:
+                row["refused_code"] = self.refused_code
         row.update(reviewed=False, proposed_type=self.type, proposed_code=self.code, marked=self.marked,
                    message=self.message, type_confidence=self.type_confidence,
                    type_evidence=list(self.type_evidence), code_confidence=self.code_confidence,
@@ -70,6 +73,8 @@ class Decision:
             row["type_alternative"] = self.type_alternative
         if self.type == RUNTIME:
             row["proposed_failure_code"] = self.failure_code
+            if self.refused_code:
+                row["proposed_refused_code"] = self.refused_code
         return row
 
 
@@ -82,6 +87,7 @@ class Choice:
     code: str | None = None
     failure_type: str | None = None
     failure_code: str | None = None
+    refused_code: str | None = None
     unmarked: bool = True                    # written without the default-code marker
     reviewed: bool = True                    # the human changed the row or accepted it (reviewed = true)
 
@@ -143,7 +149,8 @@ HEADER = """\
 # reply-audit migrate: the decisions of this migration, one site table per converted return.
 #
 # Review each site, then run `reply-audit migrate --apply --decisions THIS_FILE`:
-#   type      S, I, D or E (a return classified when it runs: "runtime", with failure_type and failure_code);
+#   type      S, I, D or E (a return classified when it runs: "runtime", with failure_type and failure_code,
+#             and refused_code for a result that refuses by policy);
 #             "skip" leaves the return as it is (its handler is then converted only if the wrapper allows)
 #   code      a registered code of that type
 #   reviewed  true accepts the proposal as it is (written without the default-code marker)
@@ -206,16 +213,19 @@ def read(path: Path) -> DecisionsFile:
         code = _text(row, "code", where)
         failure_type = _text(row, "failure_type", where)
         failure_code = _text(row, "failure_code", where)
+        refused_code = _text(row, "refused_code", where)
         if kind == RUNTIME and failure_type not in ("I", "D", "E"):
             raise UserError(f"{where}: a runtime site needs failure_type I, D or E")
         changed = kind != row.get("proposed_type") or code != row.get("proposed_code") \
-            or (kind == RUNTIME and failure_code != row.get("proposed_failure_code"))
+            or (kind == RUNTIME and failure_code != row.get("proposed_failure_code")) \
+            or (kind == RUNTIME and refused_code != row.get("proposed_refused_code"))
         reviewed = row.get("reviewed", False)
         if not isinstance(reviewed, bool):
             raise UserError(f"{where}: reviewed must be true or false")
         unmarked = changed or reviewed or not row.get("marked", False)
         out.choices[fp] = Choice(origin=where, type=kind, code=code, failure_type=failure_type,
-                                 failure_code=failure_code, unmarked=unmarked, reviewed=changed or reviewed)
+                                 failure_code=failure_code, refused_code=refused_code, unmarked=unmarked,
+                                 reviewed=changed or reviewed)
         out.rows[fp] = {"fingerprint": fp, "where": where, "path": row.get("path"), "function": row.get("function"),
                         "line": row.get("line")}
     return out

@@ -121,9 +121,10 @@ from replies import Reply
 from safety import ReplyBuilder, mcp_safe_tool
 
 
-def _reply_from_legacy(result, success, success_code, failure, failure_code) -> Reply:
+def _reply_from_legacy(result, success, success_code, failure, failure_code,
+                       refused=None, refused_code=None) -> Reply:
     """Written by reply-audit migrate: a legacy dict result as a reply, classified by its own flags and
-    error keys (a failure is never a Success)."""
+    error keys (a failure is never a Success; a refusal by policy is one, Denied when `refused` is given)."""
     if isinstance(result, Reply):
         return result
     if not isinstance(result, dict):
@@ -132,10 +133,15 @@ def _reply_from_legacy(result, success, success_code, failure, failure_code) -> 
     if "code" in data:
         data["legacy_code"] = data.pop("code")
     flags = [data.pop(key) for key in ["success", "ok"] if key in data]
-    failed = False in flags or True not in flags and (
+    denied = any(data.get(key) is False for key in ["allowed", "permitted", "authorized"]) or any(
+        str(data.get(key, "")).lower() in ["denied", "deny", "forbidden", "refused", "reject", "rejected"]
+        for key in ["decision", "policy_decision"])
+    failed = denied or False in flags or True not in flags and (
         any(data.get(key) for key in ["error"])
         or any(str(data.get(key, "")).lower() in ["error", "fail", "failed", "failure"] for key in ["status"]))
     message = next((str(data.pop(key)) for key in ["error", "message", "reason"] if data.get(key)), None)
+    if denied and refused is not None:
+        return refused(refused_code, data=data, message=message)
     if failed:
         return failure(failure_code, data=data, message=message)
     return success(success_code, data=data, message=message)

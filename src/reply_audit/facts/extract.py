@@ -34,7 +34,7 @@ from .model import (
     ReturnFact,
 )
 from .registries import RegistryReader, dotted_name, last_name, str_value
-from .signatures import read_wrapper
+from .signatures import read_wrapper, signature
 
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
 _NOT_CLASSES = frozenset({"Optional", "Union", "None", "Any", "Callable", "Type", "ClassVar", "Final", "Annotated"})
@@ -449,6 +449,8 @@ class FactsExtractor:
         self._block(tree.body, _Ctx())
         facts.script = any(_is_main_guard(s) for s in tree.body)
         facts.functions = sorted(s.name for s in tree.body if isinstance(s, FUNCTIONS))
+        facts.function_params = {s.name: [*signature(s, False).params, *signature(s, False).keyword_only]
+                                 for s in tree.body if isinstance(s, FUNCTIONS)}
         self._finish_constants()
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
         return facts

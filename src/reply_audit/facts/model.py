@@ -272,6 +272,7 @@ class FileFacts:
     markers: dict[str, list[str]] = field(default_factory=dict)  # "line" -> markers (`# reply-audit: default-code`)
     bound_names: list[str] = field(default_factory=list)  # names bound at module level (imports, defs, assignments)
     functions: list[str] = field(default_factory=list)    # functions defined at module level
+    function_params: dict[str, list[str]] = field(default_factory=dict)  # module-level function -> parameter names
     import_aliases: dict[str, str] = field(default_factory=dict)  # `import x as y` / `from m import x as y`: y -> x
     lone_cr: bool = False      # has lines ended by a lone `\r` (old Mac), which libcst cannot reproduce exactly
 
