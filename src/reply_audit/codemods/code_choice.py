@@ -125,12 +125,14 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     area_words = {area: {w.lower() for w in ws} for area, ws in settings.get("area_words", {}).items()}
     said: set[str] = set()
     legacy: set[str] = set()
+    legacy_code = ""
     if ret is not None:
         texts = ret.get("texts", {})
         said = {w for k in profile.migrate_value("dict_returns.message_keys", [])
                 for w in index.words(texts.get(k, ""))}
         if ret.get("code"):
-            legacy = set(index.words(ret["code"]))
+            legacy_code = str(ret["code"])
+            legacy = set(index.words(legacy_code))
     site = f"{handler['path']}::{handler['name']}"
     scored: list[tuple[float, str, list[str]]] = []
     for code in sorted(ctx.canonical):
@@ -147,7 +149,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
         key = set(index.keys.get(code, []))
         if legacy and key and key <= legacy:
             score += legacy_weight
-            why.append(f"the legacy code {ret['code']!r} spells its message key {index.key_names[code]}")
+            why.append(f"the legacy code {legacy_code!r} spells its message key {index.key_names[code]}")
         elif said and len(key) > 1 and key <= said | named and key & said:
             score += key_weight
             why.append(f"the message (with the name) spells its message key {index.key_names[code]}")
