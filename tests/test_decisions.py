@@ -64,7 +64,7 @@ def test_each_decision_lists_the_signals_that_decided_it(lending):
     assert by_line[27]["code_evidence"] == ["score 2.00, 2.00 ahead of the next", "the name says 'lend': area LOAN",
                                             "the only D code of area LOAN", "the only area named with D codes"]
     assert (by_line[74]["type"], by_line[74]["type_confidence"], by_line[74]["type_evidence"][-1]) == \
-        ("I", "high", "caught as ValueError (input_exceptions)")
+        ("I", "high", "caught as ValueError (input_exceptions) from a block that reads a parameter")
     assert (by_line[53]["type_confidence"], by_line[53]["type_alternative"], by_line[53]["code_evidence"][0]) == \
         ("low", "S", "the reply type is uncertain (alternative S): the code waits for the review; the ranking "
                      "chose WA-LOAN-I-001")
@@ -245,8 +245,12 @@ def _ret(values: dict, texts: dict | None = None, guards: list | None = None, **
      "failure", "I", "a failure outside an except"),
     (_ret({"error": "str"}, {"error": "Daemon not running"}), "failure", "E",
      "its text matches '\\\\bnot running\\\\b' (error_patterns)"),
-    (_ret({"error": "str"}, {"error": "nope"}, in_except=True, except_kind="narrow", except_types=["ValueError"]),
-     "failure", "I", "caught as ValueError (input_exceptions)"),
+    (_ret({"error": "str"}, {"error": "nope"}, in_except=True, except_kind="narrow", except_types=["ValueError"],
+          try_on_params=True),
+     "failure", "I", "caught as ValueError (input_exceptions) from a block that reads a parameter"),
+    (_ret({"error": "str"}, {"error": "nope"}, in_except=True, except_kind="narrow", except_types=["ValueError"],
+          try_on_params=False),
+     "failure", "E", "caught as ValueError, but from a block that reads no parameter: not the caller's input"),
     (_ret({"error": "str"}, {"error": "nope"}, in_except=True, except_kind="narrow",
           except_types=["OSError"]), "failure", "E", "caught by a narrow except (OSError)"),
     (_ret({"rows": "other"}), "success", "S", "no flag, error key or failing status: a result"),

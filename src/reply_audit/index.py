@@ -424,7 +424,8 @@ class IndexBuilder:
                                     "value_span": r.value_span, "key_values": r.key_values, "code": r.code,
                                     "shape": r.shape, "callee": r.callee, "texts": r.texts,
                                     "except_types": r.except_types, "spread": r.spread, "guards": r.guards,
-                                    "guard_on_params": r.guard_on_params, "cites_params": r.cites_params})
+                                    "guard_on_params": r.guard_on_params, "cites_params": r.cites_params,
+                                    "try_on_params": r.try_on_params})
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,

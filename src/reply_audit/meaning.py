@@ -138,14 +138,19 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
 def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: Verdict | None = None) -> Verdict:
     """The failure type (I or E) of a returned dict that failed, with its signals: E for one caught from an
     unexpected exception or whose own text speaks of the system failing (error_patterns); I for one caught
-    narrowly from an exception of bad input (input_exceptions), or any other failure outside an except.
+    narrowly from an exception of bad input (input_exceptions) raised by a block that reads a parameter, or any
+    other failure outside an except.
     An Invalid with no sign of bad input that reads as an empty state in a read path may be a Success."""
     signals = base.signals if base is not None else ()
     if ret["in_except"]:
         inputs = set(_setting(profile, "input_exceptions"))
         types = ret.get("except_types") or []
         if ret.get("except_kind") == "narrow" and types and set(types) <= inputs:
-            return Verdict("failure", "I", signals + (f"caught as {', '.join(types)} (input_exceptions)",), HIGH)
+            if ret.get("try_on_params", True):
+                return Verdict("failure", "I", signals + (f"caught as {', '.join(types)} (input_exceptions) from a "
+                                                          "block that reads a parameter",), HIGH)
+            return Verdict("failure", "E", signals + (f"caught as {', '.join(types)}, but from a block that reads "
+                                                      "no parameter: not the caller's input",), MEDIUM)
         kind = ret.get("except_kind") or "broad"
         return Verdict("failure", "E", signals + (f"caught by a {kind} except"
                                                   + (f" ({', '.join(types)})" if types else ""),), HIGH)

@@ -373,10 +373,11 @@ class _Ctx:
     prefix: str = ""            # qualname of the innermost enclosing def or class
     guards: tuple[tuple[ast.expr, bool], ...] = ()  # enclosing if-tests (negated for else branches)
     except_types: tuple[str, ...] = ()  # the exception classes the enclosing except names
+    try_on_params: bool = False  # the try block of the enclosing except reads a parameter of the function
 
     def but(self, **changes) -> "_Ctx":
         values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
-                                                         "prefix", "guards", "except_types")}
+                                                         "prefix", "guards", "except_types", "try_on_params")}
         values.update(changes)
         return _Ctx(**values)
 
@@ -597,7 +598,8 @@ class FactsExtractor:
                 if handler.type is not None:
                     self._expr(handler.type, ctx)
                 self._block(handler.body, ctx.but(except_kind=_except_kind(handler),
-                                                  except_types=_except_types(handler)))
+                                                  except_types=_except_types(handler),
+                                                  try_on_params=self._reads_params(stmt.body, ctx)))
             self._block(stmt.orelse, ctx)
             self._block(stmt.finalbody, ctx)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -876,7 +878,8 @@ class FactsExtractor:
                                              spread=literal and _has_unknown_keys(value),
                                              guards=[_guard_text(t, n) for t, n in ctx.guards[-GUARD_DEPTH:]],
                                              guard_on_params=self._guard_on_params(ctx),
-                                             cites_params=literal and self._cites_params(value, ctx)))
+                                             cites_params=literal and self._cites_params(value, ctx),
+                                             try_on_params=ctx.try_on_params))
 
     def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
         in_function = bool(ctx.functions)
@@ -1114,6 +1117,13 @@ class FactsExtractor:
         if fn is None or fn.args is None:
             return set()
         return {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
+
+    @classmethod
+    def _reads_params(cls, body: list[ast.stmt], ctx: _Ctx) -> bool:
+        """Does BODY (a try block) read a parameter of the function (`int(limit)`)?"""
+        params = cls._params(ctx)
+        return bool(params) and any(isinstance(n, ast.Name) and n.id in params and isinstance(n.ctx, ast.Load)
+                                    for stmt in body for n in ast.walk(stmt))
 
     @classmethod
     def _cites_params(cls, node: ast.AST | None, ctx: _Ctx) -> bool:
