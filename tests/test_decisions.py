@@ -54,7 +54,7 @@ def test_every_type_agrees_with_the_hand_count_and_no_code_written_unmarked_is_w
         [(h["function"], h["code"]) for h, d in zip(hand, found) if not d["marked"]]
     assert [(d["function"], d["line"]) for d in found if d["marked"]] == \
         [("lend_book", 31), ("list_loans", 53), ("member_admin", 94)]
-    assert sum(not d["marked"] for d in found) == 18
+    assert sum(not d["marked"] for d in found) == 21
 
 
 def test_each_decision_lists_the_signals_that_decided_it(lending):
@@ -72,6 +72,16 @@ def test_each_decision_lists_the_signals_that_decided_it(lending):
         by_line[63]["code_evidence"]
     assert by_line[61]["code_evidence"] == ["its legacy code 'LIB-OLD-I-007' maps to it"]
     assert "already used in this module" in by_line[79]["code_evidence"]
+    # a legacy code that spells a registered message key names the type when the words do not
+    assert (by_line[109]["type"], by_line[109]["type_confidence"], by_line[109]["type_evidence"]) == (
+        "E", "medium", ["'success' is False", "'error' holds an error", "a failure outside an except",
+                        "its legacy code 'LIB_CATALOGUE_OFFLINE' spells the message key CATALOGUE_OFFLINE of "
+                        "WA-BOOK-E-001, type E: not I"])
+    # a mapping table is a human's decision: it names the type even over the parameter guard
+    assert (by_line[111]["type"], by_line[111]["type_confidence"], by_line[111]["type_evidence"][-1]) == (
+        "E", "high", "its legacy code 'LIB-OLD-E-003' maps to WA-LOAN-E-001 (a mapping table or file), type E: "
+                     "not I")
+    assert by_line[111]["code_evidence"] == ["its legacy code 'LIB-OLD-E-003' maps to it"]
     assert len(by_line[96]["code_evidence"]) == 1
     assert by_line[96]["code_evidence"][0].endswith("member_admin.mapping.toml [[tools.member_admin.sites]]")
 
@@ -96,14 +106,14 @@ def test_a_missing_decisions_file_is_written_and_nothing_is_applied(lending):
     target = lending / "decisions.toml"
     done = cli("migrate", lending, "--apply", "--decisions", target)
     assert done.exit_code == 1
-    assert "wrote 21 decision(s) to" in done.output and "(nothing was applied)" in done.output
+    assert "wrote 24 decision(s) to" in done.output and "(nothing was applied)" in done.output
     assert (lending / "lending" / "server.py").read_text() == before
     rows = tomllib.loads(target.read_text())["site"]
-    assert len(rows) == 21
+    assert len(rows) == 24
     assert {k for k in rows[0]} >= {"fingerprint", "path", "function", "line", "type", "code", "reviewed",
                                     "message", "type_confidence", "type_evidence", "code_confidence",
                                     "code_evidence", "alternatives"}
-    assert len({r["fingerprint"] for r in rows}) == 21
+    assert len({r["fingerprint"] for r in rows}) == 24
 
 
 def _edit(target: Path, line: int, **changes) -> None:
@@ -142,7 +152,7 @@ def test_reviewed_choices_are_applied_by_fingerprint_after_lines_move(lending):
         in returns
     assert 'return {"success": True, "book": found}' in returns
     assert not any(MARKER.strip() in r for r in returns)
-    assert "20 converted return(s)" in done.output and "3 from reviewed choices" in done.output
+    assert "23 converted return(s)" in done.output and "3 from reviewed choices" in done.output
 
 
 def test_a_row_no_site_matches_is_stale_and_never_applied(lending):

@@ -106,6 +106,39 @@ class CodeIndex:
         return (sum(self.weight(w) for w in shared) / total if total else 0.0), shared
 
 
+def legacy_type(ret: dict[str, Any] | None, ctx, letters: tuple[str, ...] = ("I", "E", "D")) \
+        -> tuple[str, str, str] | None:
+    """(type, code, why) when the dict's own legacy code names a registered code of one of LETTERS: through a
+    mapping table or file (a human's decision), or by spelling the message key of registered codes that all have
+    one type (`CONTRACT_RESPONSE_TOO_LARGE` holds `RESPONSE_TOO_LARGE`, a code of type E). Keys of one word
+    (`TIMEOUT`) are too common to say anything; codes whose layer may not emit their type are no evidence."""
+    own = str(ret.get("code") or "") if ret is not None else ""
+    if not own:
+        return None
+    profile = ctx.profile
+    mapped = ctx.code_map.get(own)
+    parts = profile.parse_code(mapped) if mapped else None
+    if parts is not None and parts.type in letters and mapped in ctx.canonical:
+        return parts.type, mapped, f"its legacy code {own!r} maps to {mapped} (a mapping table or file), type " \
+                                   f"{parts.type}"
+    index: CodeIndex = ctx.code_index
+    spelled = set(index.words(own))
+    found: dict[str, list[str]] = {}
+    for code in sorted(ctx.canonical):
+        key = index.keys.get(code, [])
+        parts = profile.parse_code(code)
+        if len(key) > 1 and set(key) <= spelled and parts is not None and parts.type \
+                and profile.obeys_layer_rules(code):
+            found.setdefault(parts.type, []).append(code)
+    if len(found) != 1:
+        return None
+    letter, codes = next(iter(found.items()))
+    if letter not in letters:
+        return None
+    return letter, codes[0], f"its legacy code {own!r} spells the message key {index.key_names[codes[0]]} of " \
+                             f"{', '.join(codes)}, type {letter}"
+
+
 def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, owners: list[str] | None = None) \
         -> CodeChoice:
     """The registered code of type LETTER the evidence points to for one return of HANDLER (RET: the dict's

@@ -43,7 +43,7 @@ from ..rules.ra308_handler_not_wrapped import has_decorator
 from ..scan import DEFAULT_CODE, marker_comment
 from ..meaning import Verdict, classify_dict, failure_verdict
 from .base import Edit, Refused, Skip, Target
-from .code_choice import CodeChoice, rank
+from .code_choice import CodeChoice, legacy_type, rank
 from .decisions import RUNTIME, Choice, Decision, fingerprint, mapping_choice
 
 MARKER = marker_comment(DEFAULT_CODE)
@@ -471,6 +471,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
         denied = _denied_possible(fact, ctx)
         verdict = verdict if denied is None else failure_verdict(ret, handler["name"], profile, Verdict(
             "failure", signals=(*verdict.signals, f"a refusal, but {denied}")))
+    verdict = _named_by_legacy_code(ret, verdict, fact, ctx)
     letter = verdict.letter
     if choice is not None and choice.type in ("S", "I", "D", "E"):
         letter = choice.type
@@ -520,6 +521,24 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
         origin="proposed" if choice is None else choice.origin, reviewed=choice is not None and choice.reviewed)
     return ReturnPlan(method=method, code=code, marker=marker, drop=drop, rename=rename,
                       candidates=found.candidates if marker else (), message_key=message_key, decision=decision)
+
+
+def _named_by_legacy_code(ret: dict[str, Any], verdict: Verdict, fact, ctx) -> Verdict:
+    """VERDICT, or the failure type the dict's own legacy code names: a mapping table or file always wins (a
+    human wrote it); a registered message key spelled inside the legacy code wins over a verdict that is not
+    of high confidence."""
+    if verdict.outcome not in ("failure", "refused"):
+        return verdict
+    letters = ("I", "E") + (("D",) if _denied_possible(fact, ctx) is None else ())
+    named = legacy_type(ret, ctx, letters)
+    if named is None or named[0] == verdict.letter:
+        return verdict
+    letter, _, why = named
+    mapped = bool(ret.get("code")) and ctx.code_map.get(str(ret["code"])) == named[1]
+    if not mapped and (verdict.confidence == "high" or verdict.outcome == "refused"):
+        return verdict
+    return Verdict("refused" if letter == "D" else "failure", letter,
+                   (*verdict.signals, f"{why}: not {verdict.letter}"), "high" if mapped else "medium")
 
 
 def _denied_possible(fact, ctx) -> str | None:
