@@ -54,7 +54,7 @@ class Delta:
         base = {r.name: r for r in self.base.requirements}
         head = {r.name: r for r in self.head.requirements}
         def state(r: Requirement | None):
-            return (r.status, r.ok, r.total) if r else None
+            return (r.status, r.ok, r.total, r.unknown) if r else None
 
         out = []
         for name in list(dict.fromkeys([*head, *base])):

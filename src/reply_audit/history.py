@@ -208,7 +208,7 @@ def _row(profile: Profile, facts: list[FileFacts], tooling: dict, modules: Modul
     result = ScanResult(root=Path("."), display_root=".", profile=profile, files=facts, inventory=inventory,
                         tooling=tooling)
     ev = evaluate(result)
-    reqs = [r for r in requirements(RuleContext(inventory, profile, tooling), ev) if r.total]
+    reqs = [r for r in requirements(RuleContext(inventory, profile, tooling), ev) if r.status != "N/A"]
     by_severity = {s: sum(1 for f in ev.findings if f.severity == s) for s in SEVERITIES}
     return {
         "files": len(facts), "findings": len(ev.findings), **by_severity,

@@ -97,8 +97,7 @@ def _scorecard(result: ScanResult, evaluation) -> list[dict[str, Any]]:
     from .scorecard import requirements
 
     ctx = RuleContext(result.inventory, result.profile, result.tooling)
-    return [{"requirement": r.name, "status": r.status, "ok": r.ok, "total": r.total, "rules": list(r.rules)}
-            for r in requirements(ctx, evaluation)]
+    return [r.to_dict() for r in requirements(ctx, evaluation)]
 
 
 def render_json(result: ScanResult, evaluation=None) -> str:

@@ -174,8 +174,8 @@ def build_document(delta: Delta, fail_on: str = "high") -> dict[str, Any]:
         "moved": delta.moved,
         "scorecard_changes": [
             {"requirement": (h or b).name,
-             "base": None if b is None else {"status": b.status, "ok": b.ok, "total": b.total},
-             "head": None if h is None else {"status": h.status, "ok": h.ok, "total": h.total}}
+             "base": None if b is None else b.to_dict(),
+             "head": None if h is None else h.to_dict()}
             for b, h in delta.changed_requirements],
     }
 

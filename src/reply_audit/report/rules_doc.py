@@ -29,11 +29,24 @@ def fixed_by(rule) -> list[str]:
     return [c.name for c in all_codemods() if rule.id in c.fixes]
 
 
+def _row(rule) -> str:
+    from .scorecard import REQUIREMENTS
+
+    return REQUIREMENTS[rule.requirement][0].replace("{target}", "the target")
+
+
+def _chunk(rule) -> str:
+    from .scorecard import CHUNKS
+
+    return CHUNKS[rule.chunk][0]
+
+
 def explain(rule) -> str:
     fixers = fixed_by(rule)
     lines = [f"{rule.id} {rule.name}", f"severity: {rule.severity}   category: {rule.category}   "
              f"enforces: {rule.spec}{'   (heuristic)' if rule.heuristic else ''}"
-             + (f"   fixed by: {', '.join(fixers)}" if fixers else ""), ""]
+             + (f"   fixed by: {', '.join(fixers)}" if fixers else ""),
+             f"scorecard row: {_row(rule)}   execution plan: {_chunk(rule)}", ""]
     lines += textwrap.wrap(rule.doc, 100)
     lines += ["", "Invalid example:", textwrap.indent(textwrap.dedent(
         next(iter(rule.invalid[0].tree().values()))).strip(), "    ")] if rule.invalid else []
@@ -53,5 +66,6 @@ def rules_markdown(rules) -> str:
                 f"{' · heuristic (findings carry a confidence)' if r.heuristic else ''}"
                 + (f" · fixed by `migrate`: {', '.join(f'[{n}](codemods.md#{n})' for n in fixed_by(r))}"
                    if fixed_by(r) else ""), "",
+                f"Scorecard row: {_row(r)} · execution plan: {_chunk(r)}", "",
                 r.doc, "", "### Valid", "", _examples(r.valid), "### Invalid", "", _examples(r.invalid)]
     return "\n".join(out).rstrip() + "\n"

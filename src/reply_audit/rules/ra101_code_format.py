@@ -8,6 +8,8 @@ class CodeFormat(Rule):
     name = "code-format"
     severity = "medium"
     category = "registry"
+    requirement = "registry-well-formed"
+    chunk = "registry"
     spec = "spec 000 §6"
     doc = ("Every code of the canonical registry must have the form LAYER-AREA-TYPE-NNN with NNN in the "
            "profile's range. Agents branch on the code, so a code that does not parse cannot be branched on. "

@@ -8,6 +8,8 @@ class LayerOutsideSet(Rule):
     name = "layer-outside-set"
     severity = "high"
     category = "registry"
+    requirement = "registry-well-formed"
+    chunk = "registry"
     spec = "spec 000 §4"
     doc = ("The LAYER set is closed (WA, EN, CT, MCP in the canonical profile); a new layer needs an "
            "architecture revision. A code with another layer in the canonical registry names an owner that does "

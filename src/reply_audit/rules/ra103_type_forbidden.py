@@ -8,6 +8,8 @@ class TypeForbiddenForLayer(Rule):
     name = "type-forbidden-for-layer"
     severity = "high"
     category = "registry"
+    requirement = "layer-ownership"
+    chunk = "registry"
     spec = "spec 000 §4"
     doc = ("Each layer owns some outcomes only: Denied comes only from EN, EN never answers Invalid. A code "
            "such as WA-RES-D-001 says the world adapter denied something, which it never does. Fix: move the "

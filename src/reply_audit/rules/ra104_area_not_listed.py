@@ -9,6 +9,8 @@ class AreaNotListed(Rule):
     name = "area-not-listed"
     severity = "medium"
     category = "registry"
+    requirement = "registry-well-formed"
+    chunk = "registry"
     spec = "spec 000 §5"
     doc = ("New AREA values need a registry and documentation update; AREA sprawl is forbidden. OPEN and CLOSE "
            "are not AREAs (contract gates are GATE). Fix: use a listed AREA, or add the AREA to the profile's "

@@ -19,6 +19,8 @@ class AreaIsToolName(Rule):
     name = "area-is-tool-name"
     severity = "medium"
     category = "registry"
+    requirement = "registry-well-formed"
+    chunk = "registry"
     spec = "spec 000 §5"
     doc = ("AREA describes the domain, never the tool: tool identity belongs in structured data. An AREA that "
            "matches a word of a handler's name (PLAYSET for ck3_playset, NOTES for notes_read; verbs such as "

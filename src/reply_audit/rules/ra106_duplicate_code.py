@@ -8,6 +8,8 @@ class DuplicateCode(Rule):
     name = "duplicate-code"
     severity = "high"
     category = "registry"
+    requirement = "registry-well-formed"
+    chunk = "registry"
     spec = "spec 000 §6"
     doc = ("Codes are stable and never reused. A code defined twice in one registry has two meanings or two "
            "messages, and which one wins depends on order. Fix: delete the second definition, or give it a new "

@@ -8,6 +8,8 @@ class MultipleRegistries(Rule):
     name = "multiple-registries"
     severity = "high"
     category = "registry"
+    requirement = "one-registry"
+    chunk = "registry"
     spec = "spec 000 §12"
     doc = ("The canonical registry is the only active registry; multiple registries at runtime are a forbidden "
            "state. A legacy registry that product code still imports keeps old codes and messages alive. Fix: "

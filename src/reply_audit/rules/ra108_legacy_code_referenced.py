@@ -8,6 +8,8 @@ class LegacyCodeReferenced(Rule):
     name = "legacy-code-referenced"
     severity = "medium"
     category = "registry"
+    requirement = "registered-codes"
+    chunk = "registry"
     spec = "spec 000 §12"
     doc = ("Legacy codes are retired or mapped, never emitted. A legacy code literal in product code (a builder "
            "call, a comparison, a constant) keeps the old vocabulary on the wire. Fix: use the mapped canonical "

@@ -8,6 +8,8 @@ class MappingGap(Rule):
     name = "mapping-gap"
     severity = "low"
     category = "registry"
+    requirement = "legacy-mapped"
+    chunk = "registry"
     spec = "spec 000 §12"
     doc = ("Every legacy code must be mapped to a canonical code or retired. A legacy code whose layer and type "
            "are legal but that has no mapping entry and no canonical twin is a gap: nobody decided its fate. "

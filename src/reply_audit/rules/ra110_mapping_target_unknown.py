@@ -8,6 +8,8 @@ class MappingTargetUnknown(Rule):
     name = "mapping-target-unknown"
     severity = "medium"
     category = "registry"
+    requirement = "legacy-mapped"
+    chunk = "registry"
     spec = "spec 000 §12"
     doc = ("A mapping must lead to a code that exists. A target missing from the canonical registry would be "
            "rejected (or worse, emitted unregistered) once code is migrated. Fix: register the target code, or "

@@ -8,6 +8,8 @@ class MappingTargetForbidden(Rule):
     name = "mapping-target-forbidden"
     severity = "high"
     category = "registry"
+    requirement = "legacy-mapped"
+    chunk = "registry"
     spec = "spec 000 §4, §12"
     doc = ("Legacy codes with forbidden layers are retired, not migrated; a mapping must not carry the fault "
            "over. A target whose layer is outside the closed set, or whose type its layer may not emit "

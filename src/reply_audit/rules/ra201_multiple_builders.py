@@ -9,6 +9,8 @@ class MultipleBuilders(Rule):
     name = "multiple-builders"
     severity = "high"
     category = "builder"
+    requirement = "one-builder"
+    chunk = "one-builder"
     spec = "spec 000 §9"
     doc = ("There must be exactly one ReplyBuilder in the runtime. A second (shadow) builder bypasses the "
            "primary one's validation and drifts in its API. The builder with the most calls is taken as the "

@@ -8,6 +8,8 @@ class ForbiddenMethodDefined(Rule):
     name = "forbidden-method-defined"
     severity = "medium"
     category = "builder"
+    requirement = "one-builder"
+    chunk = "one-builder"
     spec = "spec 000 §2, §9"
     doc = ("There are no auxiliary outcomes (info, warning, soft error): informational outcomes are Success "
            "with structured data. A builder that offers info()/warn()/fail() invites them. Fix: delete the "

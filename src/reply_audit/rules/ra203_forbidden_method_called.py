@@ -9,6 +9,8 @@ class ForbiddenMethodCalled(Rule):
     name = "forbidden-method-called"
     severity = "high"
     category = "builder"
+    requirement = "reply-types"
+    chunk = "one-builder"
     spec = "spec 000 §9"
     doc = ("rb.info(), rb.warn() and rb.fail() are explicitly forbidden. Fix: rb.success() with the information "
            "in data for info/warn, rb.error() for fail (`reply-audit migrate --select forbidden-methods`).")

@@ -8,6 +8,8 @@ class UndefinedBuilderMethod(Rule):
     name = "undefined-builder-method"
     severity = "critical"
     category = "builder"
+    requirement = "one-builder"
+    chunk = "one-builder"
     spec = "spec 000 §9"
     doc = ("A call to a builder method the resolved builder class does not define raises AttributeError when "
            "that path runs: the caller gets a crash instead of a reply (the safety wrapper turns it into an "

@@ -9,6 +9,8 @@ class BuilderNotFrozen(Rule):
     name = "builder-not-frozen"
     severity = "medium"
     category = "builder"
+    requirement = "builder-frozen"
+    chunk = "frozen-builder"
     spec = "spec 000 §10"
     doc = ("After a terminal reply (Invalid, Denied, Error) the builder enters a frozen state and any further "
            "call raises, which stops silent overwrites. Detected when a terminal method sets a flag on self and "

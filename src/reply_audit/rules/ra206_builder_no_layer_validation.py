@@ -9,6 +9,8 @@ class BuilderNoLayerValidation(Rule):
     name = "builder-no-layer-validation"
     severity = "medium"
     category = "builder"
+    requirement = "layer-ownership"
+    chunk = "one-builder"
     spec = "spec 000 §4, §9"
     doc = ("The builder is where layer ownership is enforced at runtime: a WA code may not be Denied, an EN code "
            "may not be Invalid. A builder that passes codes through unchecked lets a forbidden reply onto the "

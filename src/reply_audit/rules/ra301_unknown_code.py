@@ -9,6 +9,8 @@ class UnknownCode(Rule):
     name = "unknown-code"
     severity = "high"
     category = "call"
+    requirement = "registered-codes"
+    chunk = "call-sites"
     spec = "spec 000 §6, §12"
     doc = ("Replies are registry-backed: every code a tool emits is defined in the canonical registry. An "
            "unregistered code has no message, no owner check and no stable meaning. (Legacy codes are RA108.) "

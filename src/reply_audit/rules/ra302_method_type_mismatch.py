@@ -9,6 +9,8 @@ class MethodTypeMismatch(Rule):
     name = "method-type-mismatch"
     severity = "high"
     category = "call"
+    requirement = "method-matches-type"
+    chunk = "call-sites"
     spec = "spec 000 §3, §6"
     doc = ("The TYPE letter of a code and the builder method must say the same thing: rb.success() with "
            "WA-RES-I-001 sends a Success whose code says Invalid, and agents that branch on either get it "

@@ -9,6 +9,8 @@ class TerminalNotReturned(Rule):
     name = "terminal-not-returned"
     severity = "high"
     category = "call"
+    requirement = "terminal-returned"
+    chunk = "call-sites"
     spec = "spec 000 §10"
     doc = ("Invalid, Denied and Error are terminal: the reply must be returned at once. A terminal call used "
            "as a statement (or stored and ignored) is lost, and the code goes on to build another reply. Fix: "

@@ -9,6 +9,8 @@ class BroadExceptInvalid(Rule):
     name = "broad-except-invalid"
     severity = "high"
     category = "call"
+    requirement = "except-error"
+    chunk = "call-sites"
     spec = "spec 000 §3, §11"
     doc = ("Invalid and Error are mutually exclusive: Invalid tells the agent to fix its request and retry, "
            "Error that the system broke. An `except Exception` (or bare except) catches system failures, so "

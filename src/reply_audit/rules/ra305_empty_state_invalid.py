@@ -10,6 +10,8 @@ class EmptyStateInvalid(Rule):
     name = "empty-state-invalid"
     severity = "low"
     category = "call"
+    requirement = "empty-success"
+    chunk = "call-sites"
     spec = "spec 000 §3 (002 §5.3)"
     heuristic = True
     doc = ("\"No results\" or \"no active X\" in answer to a valid read or status query is a valid state, not a "

@@ -9,6 +9,8 @@ class RawDictReturn(Rule):
     name = "raw-dict-return"
     severity = "medium"
     category = "call"
+    requirement = "handlers-return-replies"
+    chunk = "strict-mode"
     spec = "spec 000 §12; plan 001 phase 3"
     doc = ("Raw dict returns were allowed only in phase 1, behind the safety wrapper's legacy auto-wrap "
            "(MCP-SYS-S-900). In strict mode every handler returns a Reply. Fix: build the reply "

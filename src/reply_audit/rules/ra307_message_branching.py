@@ -8,6 +8,8 @@ class MessageBranching(Rule):
     name = "message-branching"
     severity = "medium"
     category = "call"
+    requirement = "no-message-branching"
+    chunk = "strict-mode"
     spec = "spec 000 §1, §6; plan 001 phase 3"
     doc = ("Messages are derived and may change at any time; agents and code branch on TYPE and CODE only. A "
            "comparison or test on `.message` breaks silently when a message is reworded. Fix: compare "

@@ -12,6 +12,8 @@ class HandlerNotWrapped(Rule):
     name = "handler-not-wrapped"
     severity = "medium"
     category = "call"
+    requirement = "handlers-wrapped"
+    chunk = "safety-net"
     spec = "spec 000 §11; plan 001 phase 1"
     doc = ("Every tool handler runs inside the safety wrapper ([handlers] safety_decorator, `@mcp_safe_tool`): it "
            "gives each reply its trace id, turns an unhandled exception into an Error reply instead of a crashed "

@@ -9,6 +9,8 @@ class ForbiddenLayerCodeUsed(Rule):
     name = "forbidden-layer-code-used"
     severity = "high"
     category = "call"
+    requirement = "layer-emits"
+    chunk = "call-sites"
     spec = "spec 000 §4"
     doc = ("Denied originates only from EN, and EN never answers Invalid. A code such as WA-VIS-D-001 in a "
            "builder call (or anywhere in product code) says the world adapter denied a request, whatever the "

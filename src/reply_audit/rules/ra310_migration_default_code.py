@@ -10,6 +10,8 @@ class MigrationDefaultCode(Rule):
     name = "migration-default-code"
     severity = "low"
     category = "call"
+    requirement = "specific-codes"
+    chunk = "strict-mode"
     spec = "plan 001 phase 2"
     doc = ("When `reply-audit migrate` (dict-returns) turns a raw dict into a builder call and no mapping file "
            "names the handler's code ([tools.HANDLER]), it uses the profile's default ([migrate.dict_returns]) "

@@ -9,6 +9,8 @@ class ReplyWithoutCode(Rule):
     name = "reply-without-code"
     severity = "high"
     category = "call"
+    requirement = "registered-codes"
+    chunk = "call-sites"
     spec = "spec 000 §6 (every reply carries a registry code)"
     doc = ("Every reply of a type listed in `[builder] code_required` carries a stable code: callers branch on "
            "codes, never on text. A builder method or builder function ([builder.functions]) called without its "

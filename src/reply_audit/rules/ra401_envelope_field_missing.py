@@ -44,6 +44,8 @@ class EnvelopeFieldMissing(Rule):
     name = "envelope-field-missing"
     severity = "high"
     category = "envelope"
+    requirement = "envelope-shape"
+    chunk = "envelope-spec"
     spec = "spec 000 §8"
     doc = ("The transport envelope has status, reply_type, data, meta.trace_id, meta.duration_ms and error "
            "(the profile's [envelope] fields). The Reply classes' serializer (to_dict() ...) is read, nested "

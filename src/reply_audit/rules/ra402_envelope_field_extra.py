@@ -9,6 +9,8 @@ class EnvelopeFieldExtra(Rule):
     name = "envelope-field-extra"
     severity = "low"
     category = "envelope"
+    requirement = "envelope-shape"
+    chunk = "envelope-spec"
     spec = "spec 000 §8"
     doc = ("Fields on the wire that the envelope spec does not name (code, message, trace ...) are either "
            "drift in the code or a gap in the spec that agents already rely on. Either way code and spec "

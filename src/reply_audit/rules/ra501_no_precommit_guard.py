@@ -8,6 +8,8 @@ class NoPrecommitGuard(Rule):
     name = "no-precommit-guard"
     severity = "medium"
     category = "tooling"
+    requirement = "guard-hook"
+    chunk = "guard-hook"
     spec = "spec 000 §13"
     doc = ("Linting, pre-commit hooks and runtime guards must enforce the standard. Without a hook, every "
            "invariant here can come back in the next commit. Detected from .pre-commit-config.yaml: a hook "

@@ -17,6 +17,8 @@ class ResultEnvelopeMissing(Rule):
     name = "result-envelope-missing"
     severity = "high"
     category = "envelope"
+    requirement = "result-envelope"
+    chunk = "envelope-results"
     spec = "seed 004 §1, §2 (every action result MUST include the envelope)"
     profile = "iar"
     doc = ("Every return of a registered action is a result with every key of `[result] required_keys` (IAR: "

@@ -9,6 +9,8 @@ class ReflectionValueInvalid(ResultProblemRule):
     id = "RA602"
     name = "reflection-value-invalid"
     severity = "medium"
+    requirement = "reflections"
+    chunk = "reflection-vocabulary"
     spec = "seed 004 §1 (status ok|error|skipped, alignment_check pass|concern|fail)"
     kinds = ("value",)
     doc = ("Keys listed in `[result.values]` take only the listed literals (IAR: reflection.status is ok, error "

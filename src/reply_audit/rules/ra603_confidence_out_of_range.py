@@ -9,6 +9,8 @@ class ConfidenceOutOfRange(ResultProblemRule):
     id = "RA603"
     name = "confidence-out-of-range"
     severity = "medium"
+    requirement = "reflections"
+    chunk = "reflection-vocabulary"
     spec = "seed 004 §1 (confidence 0.0..1.0)"
     kinds = ("range",)
     doc = ("Keys listed in `[result.ranges]` hold a number within the range (IAR: reflection.confidence in "

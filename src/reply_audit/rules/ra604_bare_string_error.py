@@ -9,6 +9,8 @@ class BareStringError(ResultProblemRule):
     id = "RA604"
     name = "bare-string-error"
     severity = "high"
+    requirement = "error-objects"
+    chunk = "error-objects"
     spec = "seed 004 §2, §4 (error: null or Error Object)"
     kinds = ("bare-error",)
     doc = ("The result's error (`[result] error_key`) is null or an object with `error_object_keys` (IAR: code, "

@@ -9,6 +9,8 @@ class ErrorObjectIncomplete(ResultProblemRule):
     id = "RA605"
     name = "error-object-incomplete"
     severity = "medium"
+    requirement = "error-objects"
+    chunk = "error-objects"
     spec = "seed 004 §4 (Error Object: code, message, details)"
     kinds = ("error-object",)
     doc = ("A literal error object carries every key of `[result] error_object_keys` (IAR: code, message, "

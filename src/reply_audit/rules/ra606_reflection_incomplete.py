@@ -9,6 +9,8 @@ class ReflectionIncomplete(ResultProblemRule):
     id = "RA606"
     name = "reflection-incomplete"
     severity = "medium"
+    requirement = "reflections"
+    chunk = "reflection-vocabulary"
     spec = "seed 004 §1 (IAR: status, confidence, alignment_check, potential_issues)"
     kinds = ("nested-missing",)
     doc = ("A reflection written as a dict literal carries every key of `[result] required_nested` (IAR: "

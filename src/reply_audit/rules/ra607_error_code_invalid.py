@@ -9,6 +9,8 @@ class ErrorCodeInvalid(ResultProblemRule):
     id = "RA607"
     name = "error-code-invalid"
     severity = "high"
+    requirement = "error-objects"
+    chunk = "error-objects"
     spec = "seed 004 §4; compliance_and_error_codes (RES-ERR-ACTN|SCHE|WFLW|POLI|BRID-NNNN)"
     kinds = ("error-code",)
     doc = ("An error object's code (`[result] error_code_key`) follows `[codes] pattern` and names a family of "

@@ -11,6 +11,8 @@ class MigrationDefaultReflection(Rule):
     id = "RA608"
     name = "migration-default-reflection"
     severity = "low"
+    requirement = "reflections-reviewed"
+    chunk = "envelope-results"
     category = "envelope"
     spec = "seed 004 §1; plan 001 phase 2"
     profile = "iar"

@@ -8,6 +8,8 @@ class RegistrationUnresolved(Rule):
     id = "RA609"
     name = "registration-unresolved"
     severity = "low"
+    requirement = "registrations-resolve"
+    chunk = "find-actions"
     category = "envelope"
     spec = "seed 004 (actions: action_registry)"
     profile = "iar"

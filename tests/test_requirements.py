@@ -1,0 +1,134 @@
+"""The compliance scorecard never claims what it did not check: one definition of every status, each rule on a
+row and in a plan chunk, N/A with the reason, unknown items never counted as ok."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from support import scan_tree
+from reply_audit.engine import evaluate
+from reply_audit.profile import load_profile
+from reply_audit.report.scorecard import CHUNKS, REQUIREMENTS, Requirement, execution_plan, requirements
+from reply_audit.rules import all_rules
+from reply_audit.rules._snippets import BUILDER, CODES
+from reply_audit.rules.base import RuleContext
+
+
+def _rows(root, files, profile_text: str = "") -> dict[str, Requirement]:
+    if profile_text:
+        files = {**files, "pyproject.toml": profile_text}
+    result = scan_tree(root, files)
+    if profile_text:
+        from reply_audit.scan import scan
+        result = scan(root, load_profile(None, root))
+    ev = evaluate(result)
+    return {r.id: r for r in requirements(RuleContext(result.inventory, result.profile, result.tooling), ev)}
+
+
+# ------------------------------------------------------------------------------------------ one definition
+@given(st.integers(-5, 50), st.integers(-5, 80), st.integers(-5, 50), st.booleans(), st.text(max_size=3))
+def test_ok_is_never_negative_nor_above_total(total, failing, unknown, binary, na):
+    r = Requirement("x", "x", total, failing, unknown, ("RA000",), "items", binary, na)
+    assert 0 <= r.ok <= r.total
+    assert r.ok + r.failing + r.unknown == r.total
+    assert r.status in ("PASS", "PARTIAL", "FAIL", "UNKNOWN", "N/A")
+    if r.status == "PASS":
+        assert r.total > 0 and r.failing == 0 and r.unknown == 0 and r.ok == r.total
+    if r.failing:
+        assert r.status in ("PARTIAL", "FAIL")   # a finding is never hidden behind N/A
+    if r.status == "N/A":
+        assert r.counts == r.reason != ""
+
+
+def test_a_finding_without_a_counted_item_fails_the_row_instead_of_going_below_zero():
+    r = Requirement("x", "Specific codes", total=0, failing=6, unit="calls with a code")
+    assert (r.status, r.ok, r.total, r.counts) == ("FAIL", 0, 6, "0/6 calls with a code")
+
+
+def test_unknown_items_are_shown_and_never_ok():
+    r = Requirement("x", "Handlers return replies", total=5, failing=0, unknown=2, unit="handler returns")
+    assert (r.status, r.ok, r.counts) == ("UNKNOWN", 3, "3/5 handler returns (2 unknown)")
+
+
+def test_every_rule_names_its_row_and_its_chunk():
+    for rule in all_rules():
+        assert getattr(rule, "requirement", None) in REQUIREMENTS, rule.id
+        assert getattr(rule, "chunk", None) in CHUNKS, rule.id
+    rows = {rule.requirement for rule in all_rules()}
+    assert rows == set(REQUIREMENTS) - {"compliance-level"}   # it sums the rows of the RA60x rules
+
+
+def test_reply_without_code_counts_against_registered_codes_and_a_plan_chunk(tmp_path):
+    files = {"codes.py": CODES, "builder.py": BUILDER,
+             "server.py": "def f(rb: ReplyBuilder):\n    return rb.success(data={})\n"}
+    result = scan_tree(tmp_path, files)
+    ev = evaluate(result)
+    assert [f.rule for f in ev.findings if f.rule == "RA311"] == ["RA311"]
+    rows = {r.id: r for r in requirements(RuleContext(result.inventory, result.profile, result.tooling), ev)}
+    assert (rows["registered-codes"].status, rows["registered-codes"].counts) == ("FAIL", "0/1 builder calls")
+    chunk = next(c for c in execution_plan(ev) if "RA311" in {i[0] for i in c.items})
+    assert chunk.title == "Call-site corrections"
+
+
+# ------------------------------------------------------------------------------------------ N/A with a reason
+def test_no_registry_means_nothing_was_checked_against_one(tmp_path):
+    """Before: 'Registered codes PASS 66/66' on a codebase with no code registry at all."""
+    rows = _rows(tmp_path, {"builder.py": BUILDER, "server.py": (
+        "def f(rb: ReplyBuilder):\n    return rb.success('WA-READ-S-001', {})\n\n"
+        "def g(rb: ReplyBuilder):\n    return rb.invalid('WA-READ-I-001', {})\n")})
+    for rid in ("registered-codes", "registry-well-formed", "layer-ownership", "one-registry",
+                "method-matches-type"):
+        assert (rows[rid].status, rows[rid].reason) == ("N/A", "no code registry found: nothing to check codes "
+                                                               "against" if rid != "one-registry" else
+                                                        "no code registry found"), rid
+
+
+def test_opaque_returns_are_unknown_not_compliant(tmp_path):
+    """Before: 'Handlers return replies PASS 621/621' where every return was `return asdict(...)`."""
+    rows = _rows(tmp_path, {"server.py": """
+        from dataclasses import asdict
+
+        @mcp.tool()
+        @mcp_safe_tool
+        def a(x):
+            return asdict(x)
+
+        @mcp.tool()
+        @mcp_safe_tool
+        def b(x):
+            return make(x)
+        """})
+    r = rows["handlers-return-replies"]
+    assert (r.status, r.ok, r.unknown, r.counts) == ("UNKNOWN", 0, 2, "0/2 handler returns (2 unknown)")
+
+
+def test_a_safety_check_switched_off_is_not_a_pass(tmp_path):
+    """Before: 'Every handler behind the safety wrapper PASS' with safety_decorator = ""."""
+    rows = _rows(tmp_path, {"server.py": "@mcp.tool()\ndef a(x):\n    return x\n"},
+                 '[tool.reply-audit.handlers]\nsafety_decorator = ""\n')
+    r = rows["handlers-wrapped"]
+    assert (r.status, r.counts) == ("N/A", 'the check is off ([handlers] safety_decorator = "")')
+
+
+def test_function_builders_have_no_builder_class_to_count(tmp_path):
+    """Before: 'Exactly one builder FAIL' on every codebase that builds its replies with functions."""
+    rows = _rows(tmp_path, {"server.py": "def a():\n    return error_response('gone', error_code='E1')\n"},
+                 '[tool.reply-audit.builder.functions]\nerror_response = { type = "E", code_keyword = '
+                 '"error_code" }\n')
+    for rid in ("one-builder", "builder-frozen"):
+        assert (rows[rid].status, rows[rid].reason) == \
+            ("N/A", "replies are built by functions ([builder.functions]): no builder class"), rid
+
+
+def test_a_compliant_tree_passes_only_what_it_shows(tmp_path):
+    rows = _rows(tmp_path, {"codes.py": CODES, "builder.py": BUILDER, "server.py": """
+        @mcp.tool()
+        @mcp_safe_tool
+        def read(rb: ReplyBuilder, path):
+            return rb.success("WA-READ-S-001", {})
+        """})
+    assert rows["registered-codes"].status == "PASS" and rows["registered-codes"].counts == "1/1 builder calls"
+    assert rows["handlers-return-replies"].status == "PASS"
+    assert rows["except-error"].status == "N/A" and rows["except-error"].reason == \
+        "nothing to check: no replies built in except found"
