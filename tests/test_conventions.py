@@ -56,7 +56,7 @@ def test_codes_as_enum_members_and_literal_aliases():
     assert [(c["line"], c["code"]) for c in result.inventory.calls] == [
         (7, "invalid_input"), (9, "not_found"), (11, None), (13, "auth_required"), (15, "server_error"), (16, None)]
     assert _found(ev) == [
-        ("RA301", "server.py", 11, "ErrorCode.TOO_MANY is not a member of ErrorCode"),
+        ("RA301", "server.py", 11, "ErrorCode.TOO_MANY: registry ErrorCode defines no TOO_MANY (an AttributeError at run time)"),
         ("RA301", "server.py", 15, "'server_error' is not a member of ErrorCode, ToolErrorName"),
     ]
 

@@ -132,3 +132,37 @@ def test_a_compliant_tree_passes_only_what_it_shows(tmp_path):
     assert rows["handlers-return-replies"].status == "PASS"
     assert rows["except-error"].status == "N/A" and rows["except-error"].reason == \
         "nothing to check: no replies built in except found"
+
+
+# ------------------------------------------------------------------------------ registries checked like a type
+PLAIN_CLASS = """
+class ErrorCodes:
+    READ_OK = "WA-READ-S-001"
+    READ_MISSING = "WA-READ-I-001"
+    READ_BROKE = "WA-READ-E-001"
+
+def f(rb: ReplyBuilder):
+    return rb.invalid(ErrorCodes.READ_MISSING, {})
+
+def g(rb: ReplyBuilder):
+    return rb.invalid(ErrorCodes.READ_GONE, {})
+
+def h(rb: ReplyBuilder):
+    return rb.error("GEN-E-001", {})
+
+def k(rb: ReplyBuilder, c):
+    return rb.error(pick(c), {})
+"""
+
+
+def test_a_plain_class_registry_is_checked_like_a_type_without_any_profile_key(tmp_path):
+    """Before: 'Registered codes PASS 46/46' while calls used ErrorCodes.X attributes the class does not define,
+    and a malformed `GEN-E-001` was dropped silently."""
+    result = scan_tree(tmp_path, {"server.py": PLAIN_CLASS})
+    ev = evaluate(result)
+    assert [(f.line, f.message) for f in ev.findings if f.rule == "RA301"] == [
+        (11, "ErrorCodes.READ_GONE: registry ErrorCodes defines no READ_GONE (an AttributeError at run time)"),
+        (14, "'GEN-E-001' is not a well-formed code (the profile's code pattern) and no registry defines it")]
+    rows = {r.id: r for r in requirements(RuleContext(result.inventory, result.profile, result.tooling), ev)}
+    r = rows["registered-codes"]
+    assert (r.status, r.ok, r.failing, r.unknown) == ("PARTIAL", 1, 2, 1)   # pick(c): known only at run time

@@ -232,6 +232,7 @@ class IndexBuilder:
             inv.registries.append({
                 "path": path, "line": reg.line, "name": reg.name, "style": reg.style, "role": role,
                 "definitions": len(reg.codes), "distinct": len(seen), "codes": codes_out,
+                "names": reg.names,
             })
             if role in ("canonical", "legacy"):
                 for code in seen:

@@ -33,6 +33,7 @@ class RegistryFact:
     line: int
     style: str  # dict | list | tuple | class | enum | constants | literal
     codes: list[CodeDef] = field(default_factory=list)
+    names: list[str] | None = None  # class and enum: every name its body binds; None: inherits from an unknown base
 
 
 @dataclass(slots=True)

@@ -42,6 +42,24 @@ def _span(node: ast.AST) -> list[int]:
     return [node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or node.col_offset]
 
 
+def _bound_names(node: ast.ClassDef) -> set[str]:
+    """Every name a class body binds: assignments, functions, nested classes, imports."""
+    names: set[str] = set()
+    for stmt in node.body:
+        targets: list[ast.AST] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+            targets = [stmt.target]
+        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(stmt.name)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        for target in targets:
+            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
 def str_value(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
@@ -214,4 +232,6 @@ class RegistryReader:
             return None, set()
         bases = {last_name(b) for b in node.bases}
         style = "enum" if bases & ENUM_BASES else "class"
-        return RegistryFact(name=node.name, line=node.lineno, style=style, codes=codes), used
+        known_bases = not (bases - ENUM_BASES - {"object", "str", "int"}) and not node.keywords
+        return RegistryFact(name=node.name, line=node.lineno, style=style, codes=codes,
+                            names=sorted(_bound_names(node)) if known_bases else None), used

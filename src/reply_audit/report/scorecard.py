@@ -162,7 +162,9 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
     returns = [(h, r) for h in handlers for r in h["returns"]]
     raw = {(f.path, f.line) for f in evaluation.findings if f.rule == "RA306"}
     opaque = [r for h, r in returns if r["kind"] in ("other", "none") and (h["path"], r["line"]) not in raw]
-    unresolved = [c for c in calls if c.get("has_code", True) and not c["code"] and not c["code_ref"]]
+    code_findings = {(f.path, f.line) for f in evaluation.findings if f.rule in ("RA301", "RA311", "RA108")}
+    unresolved = [c for c in calls if c.get("has_code", True) and not c["code"]
+                  and (c["path"], c["line"]) not in code_findings]
     literals = [c for c in inv.code_literals if not ctx.is_test(c["path"])]
     safety = str(profile.section("handlers").get("safety_decorator", "") or "")
     envelope_fields = len(profile.section("envelope").get("fields", []))

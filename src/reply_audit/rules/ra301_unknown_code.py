@@ -14,8 +14,21 @@ class UnknownCode(Rule):
     spec = "spec 000 §6, §12"
     doc = ("Replies are registry-backed: every code a tool emits is defined in the canonical registry. An "
            "unregistered code has no message, no owner check and no stable meaning. (Legacy codes are RA108.) "
+           "A registry class or Enum is checked like a type: `Codes.MISSING`, an attribute it does not define, "
+           "is an AttributeError at run time (no [codes] enums entry needed; a class with a base the scan cannot "
+           "see may inherit the name and is not judged). A code string that is not even well formed "
+           "(`GEN-E-001` where codes are LAYER-AREA-TYPE-NNN) is reported too, never dropped. "
            "Fix: register the code, or use the registered one meant.")
-    valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-001", {})\n'))]
+    valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-001", {})\n')),
+             Example(tree(server='''
+class MoreCodes(BaseCodes):
+    READ_OK = "WA-READ-S-001"
+    READ_MISSING = "WA-READ-I-001"
+    READ_BROKE = "WA-READ-E-001"
+
+def f(rb: ReplyBuilder):
+    return rb.success(MoreCodes.INHERITED_OK, {})
+'''), note="a registry class whose base the scan cannot see may inherit the attribute")]
     invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-099", {})\n')),
                Example({"pyproject.toml": '[tool.reply-audit.codes]\nenums = ["ErrorCode"]\n'
                                           '[tool.reply-audit.builder.functions]\n'
@@ -34,24 +47,67 @@ def b():
 
 def c():
     return error_response("gone", error_code="missing")
-"""}, expect=2, note="codes that are Enum members ([codes] enums)")]
+"""}, expect=2, note="codes that are Enum members ([codes] enums)"),
+               Example(tree(server='''
+class ErrorCodes:
+    READ_OK = "WA-READ-S-001"
+    READ_MISSING = "WA-READ-I-001"
+    READ_BROKE = "WA-READ-E-001"
+
+def f(rb: ReplyBuilder):
+    return rb.invalid(ErrorCodes.READ_MISSING, {})
+
+def g(rb: ReplyBuilder):
+    return rb.invalid(ErrorCodes.READ_GONE, {})
+'''), note="a plain class of code constants, checked like a type: ErrorCodes.READ_GONE is not defined"),
+               Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.error("GEN-E-001", {})\n'),
+                       note="a malformed code string")]
 
     def check(self, ctx):
         inv = ctx.inventory
-        if not inv.canonical_codes:
-            return
+        attributes = _registry_attributes(ctx)
         members = ctx.profile.member_registries
         for c in ctx.non_test_calls():
             code = c["code"]
-            if code and (members or ctx.profile.is_code(code)) and code not in inv.canonical_codes \
-                    and code not in inv.legacy_code_set:
+            if code is None and c["code_ref"]:
+                missing = _missing_attribute(c["code_ref"], attributes)
+                if missing:
+                    owner, attr = missing
+                    yield self.finding(c["path"], c["line"], f"{c['code_ref']}: registry {owner} defines no {attr} "
+                                       "(an AttributeError at run time)", col=c["col"], function=c["function"],
+                                       key=f"{c['method']}:{c['code_ref']}", subject=c)
+                continue
+            if not code or not inv.canonical_codes or code in inv.canonical_codes or code in inv.legacy_code_set:
+                continue
+            if members or ctx.profile.is_code(code):
                 where = f"a member of {', '.join(sorted(members))}" if members else "defined in the canonical registry"
                 yield self.finding(c["path"], c["line"], f"{code!r} is not {where}",
                                    col=c["col"], function=c["function"], key=f"{c['method']}:{code}", subject=c)
-            elif code is None and c["code_ref"] and members:
-                parts = c["code_ref"].split(".")
-                owner = next((p for p in parts[:-1] if p in members), None)
-                if owner is not None:
-                    yield self.finding(c["path"], c["line"], f"{c['code_ref']} is not a member of {owner}",
-                                       col=c["col"], function=c["function"], key=f"{c['method']}:{c['code_ref']}",
-                                       subject=c)
+            elif _spelled_like_a_code(code):
+                yield self.finding(c["path"], c["line"], f"{code!r} is not a well-formed code (the profile's code "
+                                   "pattern) and no registry defines it", col=c["col"], function=c["function"],
+                                   key=f"{c['method']}:{code}", subject=c)
+
+
+def _registry_attributes(ctx) -> dict[str, set[str]]:
+    """Registry classes and Enums of product code whose every attribute is known: name -> the names it binds."""
+    out: dict[str, set[str]] = {}
+    for reg in ctx.inventory.registries:
+        if reg["style"] in ("class", "enum") and reg.get("names") is not None and not ctx.is_test(reg["path"]):
+            out.setdefault(reg["name"], set()).update(reg["names"])
+    return out
+
+
+def _missing_attribute(ref: str, attributes: dict[str, set[str]]) -> tuple[str, str] | None:
+    """(registry, attribute) when REF reads an attribute a registry class does not define (`Codes.MISSING`)."""
+    parts = ref.split(".")
+    for i, part in enumerate(parts[:-1]):
+        if part in attributes:
+            attr = parts[i + 1]
+            return None if attr in attributes[part] else (part, attr)
+    return None
+
+
+def _spelled_like_a_code(text: str) -> bool:
+    """A token such as `GEN-E-001` or `not_found`, not a sentence passed where a code goes."""
+    return 0 < len(text) <= 64 and not any(ch.isspace() for ch in text)
