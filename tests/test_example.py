@@ -92,7 +92,8 @@ def test_builders(doc):
         (SAFETY, 33, "ReplyBuilder", "builder", ["denied", "error", "invalid", "success"], [], [],
          True, True, False, server_sites, 17),
         (SHADOW, 12, "_make_builder._ShadowBuilder", "builder", ["denied", "error", "info", "success"], ["info"],
-         ["invalid"], False, False, False, [{"path": SHADOW, "line": 29}, {"path": SHADOW, "line": 39}], 6),
+         ["invalid"], False, False, False,
+         [{"path": SHADOW, "line": 25}, {"path": SHADOW, "line": 29}, {"path": SHADOW, "line": 39}], 6),
     ]
 
 

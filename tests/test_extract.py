@@ -258,6 +258,8 @@ def test_call_sites_bindings_returns_and_excepts(profile):
         (18, "rb", "ReplyBuilder", "annotation", "success", None, "Codes.WA_READ_S_001", True, None, "handler"),
         (18, "rb", "ReplyBuilder", "annotation", "error", "MCP-SYS-E-002", None, True, None, "handler"),
     ]
+    # every construction of a class bound to a name is a candidate, called later or not; a function's result
+    # is one only when a builder method is called on it; the index keeps the builders
     assert f.instantiations == [("getLogger", 3), ("ReplyBuilder", 6)]
 
 
@@ -373,3 +375,37 @@ def test_facts_are_plain_data_that_round_trip(profile):
     ''', profile)
     data = json.loads(json.dumps(f.to_dict()))
     assert FileFacts.from_dict(data) == f
+
+
+def test_bindings_through_conditional_or_walrus_and_unpacking(profile):
+    """`rb = make() if t else None` (and `or`, `:=`, tuple unpacking) binds rb to the construction: the call on it
+    is resolved, and a construction only passed on (`helper(rb=rb)`) is still an instantiation."""
+    f = facts_of('''
+        def a(trace):
+            rb = ReplyBuilder(trace) if trace else None
+            if rb:
+                return rb.invalid("WA-RES-I-001", {})
+
+        def b(given):
+            rb = given or ReplyBuilder()
+            return rb.info("WA-RES-S-001", {})
+
+        def c():
+            if (rb := ReplyBuilder()) is not None:
+                return rb.error("MCP-SYS-E-001", {})
+
+        def d():
+            n, rb = 1, ReplyBuilder()
+            return rb.success("WA-RES-S-001", {})
+
+        def e():
+            rb = ReplyBuilder()
+            return helper(rb=rb)
+    ''', profile)
+    assert [(c.line, c.receiver, c.binding, c.binding_kind, c.method) for c in f.calls] == [
+        (5, "rb", "ReplyBuilder", "assign", "invalid"),
+        (9, "rb", "ReplyBuilder", "assign", "info"),
+        (13, "rb", "ReplyBuilder", "assign", "error"),
+        (17, "rb", "ReplyBuilder", "assign", "success")]
+    assert f.instantiations == [("ReplyBuilder", 3), ("ReplyBuilder", 8), ("ReplyBuilder", 12),
+                                ("ReplyBuilder", 16), ("ReplyBuilder", 20)]

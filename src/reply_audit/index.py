@@ -384,7 +384,8 @@ class IndexBuilder:
         for f in self.files:
             for callee, line in f.instantiations:
                 found = self.resolve_builder(callee, f.path)
-                if found:
+                # a class whose classmethods build replies (kind factory) is a reply, not a builder, when constructed
+                if found and found[1].kind == "builder":
                     instantiated[f"{found[0]}::{found[1].qualname}"].add((f.path, line))
         for f in self.files:
             kept: dict[int, bool] = {}

@@ -268,6 +268,60 @@ def class_like(name: str | None) -> bool:
     return bool(name) and name.lstrip("_")[:1].isupper()
 
 
+def _constructed(node: ast.AST | None) -> ast.Call | None:
+    """The call a value constructs, through `C() if t else None`, `x or C()` and `(x := C())`."""
+    if isinstance(node, ast.Call):
+        return node
+    if isinstance(node, ast.IfExp):
+        return _constructed(node.body) or _constructed(node.orelse)
+    if isinstance(node, ast.BoolOp):
+        return next((c for c in map(_constructed, node.values) if c is not None), None)
+    if isinstance(node, ast.NamedExpr):
+        return _constructed(node.value)
+    return None
+
+
+def _bound_calls(stmt: ast.stmt) -> list[tuple[str, ast.Call]]:
+    """(name, call) for every name STMT binds to a construction: `rb = C(...)`, `rb = C(...) if t else None`,
+    `rb = given or C(...)`, `a, rb = x, C(...)`, and walrus bindings `(rb := C(...))` anywhere in it."""
+    out: list[tuple[str, ast.Call]] = []
+    if isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            if isinstance(target, ast.Name):
+                call = _constructed(stmt.value)
+                if call is not None:
+                    out.append((target.id, call))
+            elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(stmt.value, (ast.Tuple, ast.List)) \
+                    and len(target.elts) == len(stmt.value.elts):
+                for name, value in zip(target.elts, stmt.value.elts):
+                    call = _constructed(value) if isinstance(name, ast.Name) else None
+                    if call is not None:
+                        out.append((name.id, call))   # type: ignore[union-attr]
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return out
+    for node in _own_nodes(stmt):
+        if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            call = _constructed(node.value)
+            if call is not None:
+                out.append((node.target.id, call))
+    return out
+
+
+def _own_nodes(stmt: ast.stmt):
+    """The expression nodes of STMT itself, not of the statements nested in its blocks."""
+    stack: list[ast.AST] = [stmt]
+    while stack:
+        node = stack.pop()
+        for name, value in ast.iter_fields(node):
+            if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                continue
+            items = value if isinstance(value, list) else [value]
+            for item in items:
+                if isinstance(item, ast.AST) and not isinstance(item, ast.stmt):
+                    yield item
+                    stack.append(item)
+
+
 def _callee(call: ast.Call) -> str | None:
     """The class or factory a call constructs: `X(...)`, `m.X(...)`, `X.create(...)`."""
     func = call.func
@@ -497,12 +551,13 @@ class FactsExtractor:
                 if cls:
                     out[arg.arg] = (cls, "annotation", arg.lineno)
         for stmt in _iter_block(body):
-            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-                callee = _callee(stmt.value)
-                for target in stmt.targets:
-                    if isinstance(target, ast.Name) and callee and out.get(target.id, ("", ""))[1] != "annotation":
-                        out[target.id] = (callee, "assign", stmt.lineno)
-            elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            for name, call in _bound_calls(stmt):
+                callee = _callee(call)
+                if callee and out.get(name, ("", ""))[1] != "annotation":
+                    out[name] = (callee, "assign", call.lineno)
+                    if class_like(callee):   # a construction, used or only passed on
+                        self.instantiated.add((callee, call.lineno))
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 cls = _annotation_class(stmt.annotation)
                 if cls:
                     out[stmt.target.id] = (cls, "annotation", stmt.lineno)
@@ -702,6 +757,13 @@ class FactsExtractor:
     def _assign(self, stmt: ast.Assign | ast.AnnAssign, ctx: _Ctx) -> None:
         value = stmt.value
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if ctx.functions and type(stmt) is ast.Assign:
+            # every construction of a class bound in a function is an instantiation, even one only passed on
+            # (`rb = ReplyBuilder(...)`, then `helper(rb=rb)`); the index keeps those of builder classes
+            for _, call in _bound_calls(stmt):
+                callee = _callee(call)
+                if class_like(callee):
+                    self.instantiated.add((callee, call.lineno))
         if self.dispatch_tables and value is not None and len(targets) == 1:
             target = targets[0]
             if last_name(target) in self.dispatch_tables and self._dispatch_table(last_name(target), value,
@@ -834,6 +896,9 @@ class FactsExtractor:
             # every call in the returned expression is returned: `return replace(rb.error(...), ...)` too
             returned = {id(sub) for sub in ast.walk(value) if isinstance(sub, ast.Call)}
             self._expr(value, ctx, returned)
+            made = _constructed(value)
+            if made is not None and class_like(_callee(made)):   # `return ReplyBuilder(...)`: a construction too
+                self.instantiated.add((_callee(made), made.lineno))   # type: ignore[arg-type]
         fn = ctx.function
         if fn is None:
             return
