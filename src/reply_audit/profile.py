@@ -232,6 +232,12 @@ class Profile:
         parts = self.parse_code(code)
         return parts is not None and self.layer_known(parts) and self.type_allowed(parts)
 
+    def code_compliant(self, code: str) -> bool:
+        """What a migration may write: a code that obeys the layer rules and whose AREA the [areas] table lists
+        (a code the scan would flag, RA104, is no candidate)."""
+        parts = self.parse_code(code)
+        return self.obeys_layer_rules(code) and (not self.areas or not parts.area or parts.area in self.areas)
+
     # -- builder ----------------------------------------------------------------
     @cached_property
     def builder_methods(self) -> dict[str, str]:

@@ -9,6 +9,8 @@ it (for Denied, the layers that own D). Each earns evidence ([migrate.codes] wei
 * the message key spelled by the dict's message, with the handler's name
   ("Path not found: …" spells `PATH_NOT_FOUND`; "Unknown table" in `db_query`
   spells `DB_TABLE_UNKNOWN`);
+* the message naming a code's AREA with a word the names did not already say (one
+  of its area_words, or a word of the area's [areas] description);
 * the handler's and module's names against each code's AREA (the area itself, or
   one of its area_words); for the types whose dicts say little (sole_area_types:
   Success and Denied), the only code of the type in the only area named that has
@@ -19,7 +21,11 @@ it (for Denied, the layers that own D). Each earns evidence ([migrate.codes] wei
   its compliant sites, each word weighted by its rarity in the registry (IDF), so a
   word many entries have (`not`, `error`) counts for little and a rare one (`table`)
   for much;
-* the same handler or module already using the code for a reply of the same type.
+* the same handler or module already using the code for a reply of the same type,
+  or (a second pass, `siblings`) evidence choosing it for another of the handler's returns.
+
+Only codes the scan accepts are candidates: obeying the layer rules, with an AREA the
+profile lists (a code RA104 flags is never written by the ranking).
 
 The best candidate is written when its score reaches `threshold` and leads the next
 by `margin`; otherwise the caller writes the profile's placeholder, marked for a
@@ -53,6 +59,7 @@ class CodeChoice:
     confidence: str = "low"                   # high | medium | low
     evidence: tuple[str, ...] = ()
     candidates: tuple[str, ...] = ()
+    by_default: bool = False                  # the profile's code for the situation, not evidence about this site
 
 
 @dataclass
@@ -128,7 +135,7 @@ def legacy_type(ret: dict[str, Any] | None, ctx, letters: tuple[str, ...] = ("I"
         key = index.keys.get(code, [])
         parts = profile.parse_code(code)
         if len(key) > 1 and set(key) <= spelled and parts is not None and parts.type \
-                and profile.obeys_layer_rules(code):
+                and profile.code_compliant(code):
             found.setdefault(parts.type, []).append(code)
     if len(found) != 1:
         return None
@@ -139,10 +146,11 @@ def legacy_type(ret: dict[str, Any] | None, ctx, letters: tuple[str, ...] = ("I"
                              f"{', '.join(codes)}, type {letter}"
 
 
-def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, owners: list[str] | None = None) \
-        -> CodeChoice:
+def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, owners: list[str] | None = None,
+         siblings: frozenset[str] = frozenset()) -> CodeChoice:
     """The registered code of type LETTER the evidence points to for one return of HANDLER (RET: the dict's
-    facts, or None for a return whose text is unknown)."""
+    facts, or None for a return whose text is unknown). SIBLINGS: the codes evidence chose for the handler's
+    other returns (a second pass over the returns the first could not decide)."""
     profile = ctx.profile
     settings = profile.section("migrate").get("codes", {})
     area_weight = float(settings.get("area_weight", 1.0))
@@ -156,6 +164,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     index: CodeIndex = ctx.code_index
     named = set(words(f"{handler['name']} {handler['path'].rsplit('.', 1)[0]}", shortest=2))
     area_words = {area: {w.lower() for w in ws} for area, ws in settings.get("area_words", {}).items()}
+    described = {area: set(index.words(str(text))) for area, text in profile.section("areas").items()}
     said: set[str] = set()
     legacy: set[str] = set()
     legacy_code = ""
@@ -170,7 +179,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     scored: list[tuple[float, str, list[str]]] = []
     for code in sorted(ctx.canonical):
         parts = profile.parse_code(code)
-        if parts is None or parts.type != letter or not profile.obeys_layer_rules(code) \
+        if parts is None or parts.type != letter or not profile.code_compliant(code) \
                 or (owners and parts.layer not in owners):
             continue
         score, why = 0.0, []
@@ -179,6 +188,10 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
         if hit:
             score += area_weight
             why.append(f"the name says {hit!r}: area {parts.area}")
+        told = sorted((said - named) & (area_words.get(parts.area or "", set()) | described.get(parts.area or "", set())))
+        if told:
+            score += area_weight
+            why.append(f"the message says {told[0]!r}: area {parts.area}")
         key = set(index.keys.get(code, []))
         if legacy and key and key <= legacy:
             score += legacy_weight
@@ -194,6 +207,9 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
         if site in used or handler["path"] in used:
             score += usage_weight
             why.append("already used in this " + ("handler" if site in used else "module"))
+        elif code in siblings:
+            score += usage_weight
+            why.append("chosen by evidence for another return of this handler")
         scored.append((score, code, why))
     if not scored:
         return CodeChoice(None)

@@ -64,6 +64,7 @@ class ReturnPlan:
     refused: tuple[str, str] | None = None     # runtime: (Denied method, code) for a result that refuses
     candidates: tuple[str, ...] = ()            # a marked code: the best registry candidates, for the reviewer
     decision: Decision | None = None            # the type and code decided, with evidence (the decisions file)
+    evidenced: bool = False                     # the code was chosen by evidence (not a placeholder or default)
 
 
 @dataclass
@@ -334,12 +335,19 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
     left: dict[int, str] = {}
     needs_helper = False
     seen: dict[str, int] = {}
+    planned: list[tuple[dict[str, Any], str, ReturnPlan | Skip]] = []
     for ret in handler["returns"]:
         if ret["kind"] in REPLY_KINDS:
             continue
         base = fingerprint(handler, ret, 0)
         ordinal = seen[base] = seen.get(base, -1) + 1
-        plan = _return_plan(ret, handler, annotation, fact, ctx, fingerprint(handler, ret, ordinal))
+        fp = fingerprint(handler, ret, ordinal)
+        planned.append((ret, fp, _return_plan(ret, handler, annotation, fact, ctx, fp)))
+    siblings = frozenset(p.code for r, f, p in planned if isinstance(p, ReturnPlan) and p.evidenced)
+    for ret, fp, plan in planned:
+        if siblings and isinstance(plan, ReturnPlan) and plan.marker and plan.runtime is None \
+                and plan.decision is not None and plan.decision.origin == "proposed":
+            plan = _return_plan(ret, handler, annotation, fact, ctx, fp, siblings)   # the handler's codes help
         if isinstance(plan, Skip):
             left[ret["line"]] = plan.reason
             continue
@@ -426,9 +434,10 @@ def wrapper_words(ctx) -> str:
     return f"may not accept a raw dict ({ctx.wrapper.detail}; set [migrate] wrapper if it does)"
 
 
-def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str | None, fact, ctx, fp: str) \
-        -> ReturnPlan | Skip:
-    """What one return of a handler becomes, or why it stays."""
+def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str | None, fact, ctx, fp: str,
+                 siblings: frozenset[str] = frozenset()) -> ReturnPlan | Skip:
+    """What one return of a handler becomes, or why it stays (SIBLINGS: the codes evidence chose for the
+    handler's other returns)."""
     choice = _choice(ret, handler, fp, ctx)
     if choice is not None and choice.skip:
         return Skip(f"{choice.origin} says to leave it as it is (type = \"skip\")")
@@ -438,7 +447,7 @@ def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str |
         if verdict.skipped:
             return Skip(verdict.skipped)
         if verdict.outcome != "runtime" and (choice is None or choice.type != RUNTIME):
-            return _static_plan(ret, handler, verdict, fact, ctx, fp, choice)
+            return _static_plan(ret, handler, verdict, fact, ctx, fp, choice, siblings)
         signals = verdict.signals
     elif kind == "none":
         return Skip("it returns None, which is no reply: decide what it should say")
@@ -465,7 +474,7 @@ def _choice(ret: dict[str, Any], handler: dict[str, Any], fp: str, ctx) -> Choic
 
 
 def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict, fact, ctx, fp: str,
-                 choice: Choice | None) -> ReturnPlan | Skip:
+                 choice: Choice | None, siblings: frozenset[str] = frozenset()) -> ReturnPlan | Skip:
     profile = ctx.profile
     if verdict.outcome == "refused":
         denied = _denied_possible(fact, ctx)
@@ -486,7 +495,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
     code_key = str(profile.builder_value("code_keyword", "code"))
     values = ret["key_values"]
     drop = tuple(k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values)
-    picked = _pick_code(letter, method, ret, handler, ctx, choice)
+    picked = _pick_code(letter, method, ret, handler, ctx, choice, siblings)
     if isinstance(picked, Skip):
         return picked
     code, found, from_own = picked
@@ -520,7 +529,8 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
         alternatives=found.candidates, marked=marker,
         origin="proposed" if choice is None else choice.origin, reviewed=choice is not None and choice.reviewed)
     return ReturnPlan(method=method, code=code, marker=marker, drop=drop, rename=rename,
-                      candidates=found.candidates if marker else (), message_key=message_key, decision=decision)
+                      candidates=found.candidates if marker else (), message_key=message_key, decision=decision,
+                      evidenced=not marker and not found.by_default)
 
 
 def _named_by_legacy_code(ret: dict[str, Any], verdict: Verdict, fact, ctx) -> Verdict:
@@ -556,7 +566,7 @@ def _denied_possible(fact, ctx) -> str | None:
 
 
 def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx,
-               choice: Choice | None) -> tuple[str, CodeChoice, bool] | Skip:
+               choice: Choice | None, siblings: frozenset[str] = frozenset()) -> tuple[str, CodeChoice, bool] | Skip:
     """(the code to write, the evidence for it (code None: the placeholder, marked), whether it is the dict's own
     code key) for a reply of type LETTER; a Skip when the chosen code cannot be written."""
     profile = ctx.profile
@@ -580,10 +590,10 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
         if found is None and letter == "E" and ret is not None and ret.get("except_kind") in ("broad", "bare") \
                 and broad:
             found = CodeChoice(broad, "medium", (f"caught by a {ret['except_kind']} except: the profile's code for "
-                                                 "that ([migrate.except_to_error] code)",))
+                                                 "that ([migrate.except_to_error] code)",), by_default=True)
         if found is None:
             owners = list(profile.migrate_value("remap.D", []) or []) if letter == "D" else None
-            found = rank(letter, ret, handler, ctx, owners)
+            found = rank(letter, ret, handler, ctx, owners, siblings)
         code = found.code or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
         if not code and letter == "D":   # no clear winner: the best candidate, else the first, marked
             code = next(iter(found.candidates), "") or next(iter(sorted(
