@@ -189,6 +189,25 @@ def test_builder_without_freeze_or_validation(profile):
     assert [(x.name, x.returns) for x in f.factories] == [("_make", "_Shadow")]
 
 
+def test_a_validator_that_never_reads_the_reply_type_does_not_validate_layer(profile):
+    """The class tests layer and type, but of the code only: the type each method passes is dropped, so
+    `denied("WA-RES-I-001")` would pass. With the parameter read, the same class validates."""
+    source = '''
+        class B:
+            def _check(self, code, expected_type):
+                layer, kind = code.split("-")[0], code.split("-")[2]
+                if layer == "WA" and kind == "D":
+                    raise ValueError(code)
+                return code
+            def success(self, code): return self._check(code, "S")
+            def denied(self, code): return self._check(code, expected_type="D")
+    '''
+    [b] = facts_of(source, profile).builders
+    assert (b.validates_layer, b.type_ignored_by) == (False, "_check(expected_type)")
+    [b] = facts_of(source.replace("return code\n", "return code, expected_type\n"), profile).builders
+    assert (b.validates_layer, b.type_ignored_by) == (True, None)
+
+
 def test_explicit_layer_test_counts_as_layer_validation(profile):
     f = facts_of('''
         class B:
@@ -359,6 +378,35 @@ def test_message_branching(profile):
     ''', profile)
     assert [(m.line, m.kind, m.text) for m in f.message_uses] == [
         (3, "compare", "reply.message"), (5, "contains", "reply.message"), (7, "method", "reply.message.startswith()")]
+
+
+def test_message_branching_in_any_expression_that_decides(profile):
+    """A `.message` read inside a condition or a comparison operand is a branch, whatever wraps it; passed on
+    (logged, returned, printed) it is not."""
+    f = facts_of('''
+        import re
+
+        def f(reply, entries):
+            if re.search(r"denied", reply.message):
+                return 1
+            if (reply.message or "")[:4] == "Path":
+                return 2
+            kept = [e for e in entries if e in reply.message]
+            short = 3 if reply.message else 4
+            assert not reply.message.endswith("!")
+            while reply.message:
+                break
+            match reply.message:
+                case "x":
+                    pass
+            print(reply.message)
+            log = {"message": reply.message}
+            return len(reply.message) > 10
+    ''', profile)
+    assert [(m.line, m.col, m.kind, m.text) for m in f.message_uses] == [
+        (5, 28, "test", "reply.message"), (7, 7, "compare", "reply.message"), (9, 34, "contains", "reply.message"),
+        (10, 17, "test", "reply.message"), (11, 15, "method", "reply.message.endswith()"),
+        (12, 10, "test", "reply.message"), (14, 10, "test", "reply.message"), (19, 11, "compare", "reply.message")]
 
 
 def test_facts_are_plain_data_that_round_trip(profile):

@@ -166,3 +166,29 @@ def test_a_plain_class_registry_is_checked_like_a_type_without_any_profile_key(t
     rows = {r.id: r for r in requirements(RuleContext(result.inventory, result.profile, result.tooling), ev)}
     r = rows["registered-codes"]
     assert (r.status, r.ok, r.failing, r.unknown) == ("PARTIAL", 1, 2, 1)   # pick(c): known only at run time
+
+
+# ------------------------------------------------------------------------------------------ except blocks
+def test_the_except_section_counts_blocks_not_calls(tmp_path):
+    """One `except` building two replies is one block (non-compliant: its Invalid is under a broad except);
+    a narrow except is another block, compliant."""
+    from reply_audit.report.markdown import render_markdown
+
+    result = scan_tree(tmp_path, {"replies.py": BUILDER + CODES, "tool.py": '''
+from replies import ReplyBuilder
+
+
+def tool(rb: ReplyBuilder, db):
+    try:
+        rows = db.query()
+    except ValueError:
+        return rb.invalid("WA-RES-I-001", {})
+    except Exception as exc:
+        if "locked" in str(exc):
+            return rb.invalid("WA-RES-I-001", {})
+        return rb.error("MCP-SYS-E-001", {})
+    return rb.success("WA-RES-S-001", {"rows": rows})
+'''})
+    section = render_markdown(result).split("### 3.1 Exception handlers: Invalid vs Error\n", 1)[1].split("\n- ")[0]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.strip().splitlines()[2:]]
+    assert rows == [["`tool.py`", "2", "3", "1", "1"], ["**Total**", "2", "3", "1", "1"]]

@@ -6,8 +6,10 @@ methods are recorded beside them. Instance methods make a `builder`; classmethod
 staticmethods only (a Reply class with factories) make a `factory`. For each we
 read, from the class body alone: which methods exist, whether it references a
 code-format or layer-ownership validator (names from the profile, or an
-explicit `layer == "WA" and type == "D"` style test), and whether it has a
-frozen terminal state (a terminal method sets `self.X` and some method raises
+explicit `layer == "WA" and type == "D"` style test) — not when a method of the
+class is passed the reply type (`self._check(code, "D")`) and never reads that
+parameter: the check then cannot compare the code with the reply it builds —
+and whether it has a frozen terminal state (a terminal method sets `self.X` and some method raises
 under a test on `self.X`).
 """
 
@@ -31,6 +33,24 @@ def _decorator_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         elif isinstance(target, ast.Attribute):
             out.add(target.attr)
     return out
+
+
+def type_dropped(node: ast.ClassDef, letters: frozenset[str]) -> str | None:
+    """`helper(param)` when a method of class NODE is called as `self.helper(..., "D")` with a reply-type letter
+    and never reads the parameter that receives it (the reply's type is dropped on the way to validation)."""
+    defs = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for sub in ast.walk(node):
+        if not (isinstance(sub, ast.Call) and (name := _self_attr(sub.func)) in defs):
+            continue
+        fn = defs[name]
+        params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1:]   # after self
+        passed = [(params[i] if i < len(params) else None, v) for i, v in enumerate(sub.args)]
+        passed += [(kw.arg, kw.value) for kw in sub.keywords]
+        read = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        for param, value in passed:
+            if param and isinstance(value, ast.Constant) and value.value in letters and param not in read:
+                return f"{name}({param})"
+    return None
 
 
 def _self_attr(node: ast.AST) -> str | None:
@@ -91,6 +111,7 @@ class BuilderReader:
                     explicit_layer_test = True
             elif isinstance(sub, ast.If) and any(isinstance(s, ast.Raise) for s in ast.walk(sub)):
                 guarded_attrs.update(a for t in ast.walk(sub.test) if (a := _self_attr(t)))
+        dropped = type_dropped(node, self.type_letters)
         for name in self.terminal_methods & set(methods):
             for sub in ast.walk(methods[name]):
                 if isinstance(sub, ast.Assign) and not (
@@ -105,7 +126,8 @@ class BuilderReader:
             methods={name: fn.lineno for name, fn in sorted(methods.items())},
             nested_in=nested_in,
             validates_format=bool(refs & self.format_markers),
-            validates_layer=bool(refs & self.layer_markers) or explicit_layer_test,
+            validates_layer=(bool(refs & self.layer_markers) or explicit_layer_test) and dropped is None,
+            type_ignored_by=dropped,
             frozen_after_terminal=bool(frozen_attrs & guarded_attrs),
             init=next((signature(s, method=True) for s in node.body
                        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == "__init__"), None),

@@ -428,10 +428,12 @@ class _Ctx:
     guards: tuple[tuple[ast.expr, bool], ...] = ()  # enclosing if-tests (negated for else branches)
     except_types: tuple[str, ...] = ()  # the exception classes the enclosing except names
     try_on_params: bool = False  # the try block of the enclosing except reads a parameter of the function
+    except_line: int | None = None  # the line of the enclosing except clause
 
     def but(self, **changes) -> "_Ctx":
         values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
-                                                         "prefix", "guards", "except_types", "try_on_params")}
+                                                         "prefix", "guards", "except_types", "try_on_params",
+                                                         "except_line")}
         values.update(changes)
         return _Ctx(**values)
 
@@ -642,7 +644,7 @@ class FactsExtractor:
         elif isinstance(stmt, ast.Return):
             self._return(stmt, ctx)
         elif isinstance(stmt, ast.If):
-            self._expr(stmt.test, ctx)
+            self._expr(stmt.test, ctx, condition=True)
             guarded = dotted_name(stmt.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
             self._block(stmt.body, ctx.but(type_checking=ctx.type_checking or guarded,
                                            guards=(*ctx.guards, (stmt.test, False))))
@@ -652,7 +654,7 @@ class FactsExtractor:
             for handler in stmt.handlers:
                 if handler.type is not None:
                     self._expr(handler.type, ctx)
-                self._block(handler.body, ctx.but(except_kind=_except_kind(handler),
+                self._block(handler.body, ctx.but(except_kind=_except_kind(handler), except_line=handler.lineno,
                                                   except_types=_except_types(handler),
                                                   try_on_params=self._reads_params(stmt.body, ctx)))
             self._block(stmt.orelse, ctx)
@@ -665,7 +667,7 @@ class FactsExtractor:
             self._block(stmt.body, ctx)
             self._block(stmt.orelse, ctx)
         elif isinstance(stmt, ast.While):
-            self._expr(stmt.test, ctx)
+            self._expr(stmt.test, ctx, condition=True)
             self._block(stmt.body, ctx)
             self._block(stmt.orelse, ctx)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -673,11 +675,15 @@ class FactsExtractor:
                 self._expr(item.context_expr, ctx)
             self._block(stmt.body, ctx)
         elif isinstance(stmt, ast.Match):
-            self._expr(stmt.subject, ctx)
+            self._expr(stmt.subject, ctx, condition=True)
             for case in stmt.cases:
                 if case.guard is not None:
-                    self._expr(case.guard, ctx)
+                    self._expr(case.guard, ctx, condition=True)
                 self._block(case.body, ctx)
+        elif isinstance(stmt, ast.Assert):
+            self._expr(stmt.test, ctx, condition=True)
+            if stmt.msg is not None:
+                self._expr(stmt.msg, ctx)
         else:
             for child in ast.iter_child_nodes(stmt):
                 if isinstance(child, ast.expr):
@@ -959,7 +965,7 @@ class FactsExtractor:
             ))
 
     # ------------------------------------------------------------ expressions
-    def _expr(self, node: ast.AST, ctx: _Ctx, returned: set[int] | None = None) -> None:
+    def _expr(self, node: ast.AST, ctx: _Ctx, returned: set[int] | None = None, condition: bool = False) -> None:
         if not self._is_hot(node):
             return
         fn = ctx.function
@@ -985,22 +991,46 @@ class FactsExtractor:
                         self._function_call(sub, callee, ctx, returned, function)
                     else:
                         self._registration(sub, callee, ctx)
-                elif self.want_messages and isinstance(func, ast.Attribute) and func.attr in TEXT_TESTS \
-                        and isinstance(func.value, ast.Attribute) and func.value.attr in self.message_attrs:
-                    self.facts.message_uses.append(MessageUse(sub.lineno, sub.col_offset, "method",
-                                                              f"{dotted_name(func.value) or ''}.{func.attr}()",
-                                                              function, self._owner_binding(func.value, ctx)))
-            elif isinstance(sub, ast.Compare) and self.want_messages:
-                for operand in (sub.left, *sub.comparators):
-                    if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute):
-                        operand = operand.func.value  # `.message.lower()` compared is still the message
-                    if isinstance(operand, ast.Attribute) and operand.attr in self.message_attrs:
-                        contains = any(isinstance(op, (ast.In, ast.NotIn)) for op in sub.ops)
-                        self.facts.message_uses.append(MessageUse(
-                            sub.lineno, sub.col_offset, "contains" if contains else "compare",
-                            f"{dotted_name(operand) or '.' + operand.attr}", function,
-                            self._owner_binding(operand, ctx)))
-                        break
+        if self.want_messages:
+            self._message_branches(node, ctx, function, condition)
+
+    def _message_branches(self, node: ast.AST, ctx: _Ctx, function: str | None, condition: bool) -> None:
+        """Every `.message` read that decides something: a text test called on it (`.startswith()`), any
+        operand of a comparison that reads it (`(r.message or "")[:4] == …`, `len(r.message) > 0`), and any read
+        inside a condition (`if re.search(p, r.message):`, a ternary's or a comprehension's test, or the whole of
+        NODE when CONDITION: an if, while, assert, match subject or case guard). One use per comparison."""
+        seen: set[int] = set()
+
+        def messages(expr: ast.AST) -> list[ast.Attribute]:
+            return [a for a in ast.walk(expr) if isinstance(a, ast.Attribute) and a.attr in self.message_attrs]
+
+        def record(attr: ast.Attribute, at: ast.AST, kind: str, text: str) -> None:
+            seen.add(id(attr))
+            self.facts.message_uses.append(MessageUse(at.lineno, at.col_offset, kind, text, function,
+                                                      self._owner_binding(attr, ctx)))
+
+        tests: list[ast.AST] = [node] if condition else []
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in TEXT_TESTS \
+                    and isinstance(sub.func.value, ast.Attribute) and sub.func.value.attr in self.message_attrs \
+                    and id(sub.func.value) not in seen:
+                record(sub.func.value, sub, "method", f"{dotted_name(sub.func.value) or ''}.{sub.func.attr}()")
+            elif isinstance(sub, ast.Compare):
+                read = [a for operand in (sub.left, *sub.comparators) for a in messages(operand)]
+                fresh = [a for a in read if id(a) not in seen]
+                if fresh:
+                    contains = any(isinstance(op, (ast.In, ast.NotIn)) for op in sub.ops)
+                    record(fresh[0], sub, "contains" if contains else "compare",
+                           dotted_name(fresh[0]) or "." + fresh[0].attr)
+                seen.update(id(a) for a in read)
+            elif isinstance(sub, ast.IfExp):
+                tests.append(sub.test)
+            elif isinstance(sub, ast.comprehension):
+                tests.extend(sub.ifs)
+        for test in tests:
+            for attr in messages(test):
+                if id(attr) not in seen:
+                    record(attr, attr, "test", dotted_name(attr) or "." + attr.attr)
 
     def _registration(self, node: ast.Call, via: str, ctx: _Ctx) -> None:
         """`register_action("name", fn)`: the function at the configured place is a handler. A wrapped
@@ -1098,7 +1128,7 @@ class FactsExtractor:
             receiver=receiver, binding=binding, binding_kind=kind, method=method,
             code=code, code_ref=code_ref, reply_type=reply_type, has_code=has_code,
             returned=returned is not None and id(node) in returned,
-            in_except=ctx.except_kind is not None, except_kind=ctx.except_kind,
+            in_except=ctx.except_kind is not None, except_kind=ctx.except_kind, except_line=ctx.except_line,
             function=fn.qualname if fn else function,
             in_builder=bool(ctx.cls and ctx.cls.is_builder),
             guards=[_guard_text(test, negated) for test, negated in ctx.guards[-GUARD_DEPTH:]],

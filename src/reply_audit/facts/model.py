@@ -95,6 +95,7 @@ class BuilderFact:
     nested_in: str | None = None               # enclosing function, when defined inside one
     validates_format: bool = False
     validates_layer: bool = False
+    type_ignored_by: str | None = None         # `helper(param)`: passed the reply type, never reads it
     frozen_after_terminal: bool = False
     init: Signature | None = None              # the constructor (`__init__`), when the class defines one
     signatures: dict[str, Signature] = field(default_factory=dict)  # builder method -> its signature
@@ -137,6 +138,7 @@ class CallFact:
     in_generator: bool = False  # ... in a function that yields (a returned reply would be lost)
     reply_type: str | None = None  # function builders: the TYPE letter, when the call itself decides it
     has_code: bool = True      # a code argument is present (a literal, a reference or any expression)
+    except_line: int | None = None  # the line of the enclosing `except` clause (one block, however many calls)
 
 
 @dataclass(slots=True)

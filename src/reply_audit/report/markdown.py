@@ -130,16 +130,21 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
         # 3 -------------------------------------------------------------- invariants
         add("## 3. Behavioural invariants\n")
         add("### 3.1 Exception handlers: Invalid vs Error\n")
-        per_file: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+        # one row per file: except blocks that build replies (a block counts once, however many calls it holds)
+        blocks: dict[str, dict[int, bool]] = defaultdict(dict)   # path -> except line -> non-compliant
+        built: dict[str, int] = defaultdict(int)
         for c in calls:
             if c["in_except"]:
                 bad = c["except_kind"] in ("broad", "bare") and profile.call_type(c) == "I"
-                per_file[c["path"]][0] += 1
-                per_file[c["path"]][1] += bad
-        add(_table([[f"`{p}`", n, n - bad, bad] for p, (n, bad) in sorted(per_file.items())] +
-                   ([["**Total**", sum(v[0] for v in per_file.values()), sum(v[0] - v[1] for v in per_file.values()),
-                      sum(v[1] for v in per_file.values())]] if per_file else []),
-                   ["File", "Replies built in except", "Compliant", "Non-compliant"]))
+                at = c.get("except_line") or c["line"]
+                blocks[c["path"]][at] = blocks[c["path"]].get(at, False) or bad
+                built[c["path"]] += 1
+        rows = [[f"`{p}`", len(b), built[p], sum(not v for v in b.values()), sum(b.values())]
+                for p, b in sorted(blocks.items())]
+        if rows:
+            rows.append(["**Total**", *(sum(r[i] for r in rows) for i in range(1, 5))])
+        add(_table(rows, ["File", "Except blocks building replies", "Replies built in them", "Compliant blocks",
+                          "Non-compliant blocks"]))
         add(_findings_list(by_rule["RA304"]))
         add("### 3.2 Return discipline\n")
         terminal: dict[str, list[int]] = defaultdict(lambda: [0, 0])

@@ -15,12 +15,21 @@ class BuilderNoLayerValidation(Rule):
     doc = ("The builder is where layer ownership is enforced at runtime: a WA code may not be Denied, an EN code "
            "may not be Invalid. A builder that passes codes through unchecked lets a forbidden reply onto the "
            "wire. Detected by a reference to a validator named in the profile ([builder] layer_validators) or an "
-           "explicit layer-and-type test. Fix: validate every code (format and ownership) before building.")
+           "explicit layer-and-type test; not when the validator is passed the reply type and never reads it (it "
+           "can then only check the code against itself: `rb.denied(\"WA-RES-I-001\")` passes). Fix: validate "
+           "every code (format and ownership) against the reply being built.")
     valid = [Example(BUILDER)]
-    invalid = [Example("class B:\n    def success(self, c): return c\n    def denied(self, c): return c\n")]
+    invalid = [Example("class B:\n    def success(self, c): return c\n    def denied(self, c): return c\n"),
+               Example("def validate_layer(code):\n    return code\n\n\nclass B:\n"
+                       "    def _check(self, code, expected_type):\n        return validate_layer(code)\n"
+                       "    def success(self, c): return self._check(c, 'S')\n"
+                       "    def denied(self, c): return self._check(c, 'D')\n",
+                       note="the validator is passed the type and never reads it")]
 
     def check(self, ctx):
         for b in ctx.instance_builders():
             if not b["validates_layer"]:
-                yield self.finding(b["path"], b["line"], f"{b['qualname']} does not validate layer ownership",
+                why = f": {b['type_ignored_by']} is passed the reply type and never reads it" \
+                    if b.get("type_ignored_by") else ""
+                yield self.finding(b["path"], b["line"], f"{b['qualname']} does not validate layer ownership{why}",
                                    key=b["qualname"])

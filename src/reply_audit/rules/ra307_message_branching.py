@@ -19,7 +19,10 @@ class MessageBranching(Rule):
              Example('def f(entries, q):\n    return [e for e in entries if q in e.message.lower()]\n',
                      note="log entries have messages too")]
     invalid = [Example('def f(reply):\n    if reply.message == "Path not found":\n        return 1\n'
-                       '    if "denied" in reply.message.lower():\n        return 2\n', expect=2)]
+                       '    if "denied" in reply.message.lower():\n        return 2\n', expect=2),
+               Example('import re\ndef f(reply):\n    if re.search("denied", reply.message):\n        return 1\n'
+                       '    return (reply.message or "")[:4] == "Path"\n', expect=2,
+                       note="any read of the message inside a condition or a comparison")]
 
     def check(self, ctx):
         handlers = {h["name"] for h in ctx.inventory.handlers}
