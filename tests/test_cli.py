@@ -125,3 +125,51 @@ def test_json_scan_does_not_import_pandas(tmp_path):
             "print('pandas' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+# ---------------------------------------------------------------------------- files not (fully) read
+def test_every_format_shows_unparseable_and_partly_read_files(tmp_path):
+    """A file no parser reads and a class that loses one method on this Python (libcst reads it): table, JSON,
+    Markdown, SARIF (tool execution notifications), GitHub annotations and CSV each say so, with the line."""
+    import csv
+    import io
+    import sys
+
+    write_tree(tmp_path, {"broken.py": "def f(:\n    pass\n",
+                          "newer.py": 'class A:\n    def ok(self):\n        return 1\n\n'
+                                      '    def new(self, x):\n        return f"{x + "!"}"\n'
+                                      if sys.version_info < (3, 12) else 'x = (1 +\n'})
+    partly = sys.version_info < (3, 12)
+    lost = "lines 5-6 (A.new) not read, this Python rejects line 6: f-string: expecting '}'"
+
+    def out(fmt: str) -> str:
+        done = runner.invoke(app, ["scan", str(tmp_path), "--format", fmt, "--fail-on", "none", "--no-cache"])
+        assert done.exit_code == 0, done.output
+        return done.stdout
+
+    assert "broken.py:1: invalid syntax" in out("table")
+    doc = json.loads(out("json"))
+    assert [(u["path"], u["line"]) for u in doc["files"]["unparseable"]][0] == ("broken.py", 1)
+    md = out("md")
+    assert "| `broken.py:1` | invalid syntax |" in md
+    sarif = json.loads(out("sarif"))
+    notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert notes[0] == {"level": "warning", "descriptor": {"id": "unparseable"},
+                        "message": {"text": "not read, nothing in this file was checked: invalid syntax"},
+                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": "broken.py"},
+                                                            "region": {"startLine": 1, "startColumn": 7}}}]}
+    github = out("github")
+    assert "::warning file=broken.py,line=1,col=7,title=reply-audit unparseable::not read, nothing in this file " \
+           "was checked: invalid syntax" in github
+    rows = [r for r in csv.DictReader(io.StringIO(out("csv"))) if not r["rule"]]   # after the findings
+    assert (rows[0]["name"], rows[0]["path"], rows[0]["line"], rows[0]["message"]) == (
+        "unparseable", "broken.py", "1", "not read, nothing in this file was checked: invalid syntax")
+    if partly:
+        assert f"newer.py:6: {lost}" in out("table")
+        assert f"| `newer.py:6` | {lost} |" in md
+        assert notes[1]["descriptor"] == {"id": "partly-read"} and notes[1]["message"]["text"] == \
+            f"read only in part: {lost}"
+        assert f"::warning file=newer.py,line=6,col=24,title=reply-audit partly-read::read only in part: " \
+               f"{lost}" in github
+        assert (rows[1]["name"], rows[1]["line"], rows[1]["message"]) == ("partly-read", "6",
+                                                                          f"read only in part: {lost}")

@@ -60,7 +60,7 @@ LINK = "broken or looping symbolic link"
 UNPARSEABLE_ON_311 = {
     "a.py": (1, LINK), "b.py": (1, LINK), "dangling.py": (1, LINK),
     "deep/blocks.py": (101, "too many levels of indentation"),
-    "deep/parens.py": (1, "nested too deeply to parse"),
+    "deep/parens.py": (1, "too many nested parentheses"),
     "deep/sum.py": (1, "nested too deeply to parse"),
     "encoding/bom_and_latin1_cookie.py": (1, "encoding problem: iso-8859-1 with BOM"),
     "encoding/not_utf8.py": (1, "(unicode error) 'utf-8' codec can't decode byte 0xff in position 0: invalid start "
@@ -85,8 +85,9 @@ UNPARSEABLE_ON_311 = {
     "templates/readme.py": (3, "invalid syntax"),
 }
 FALLBACK_ON_311 = {
-    "newer/py312.py": (1, "statement skipped, this Python rejects it: f-string: expecting '}'"),
-    "py2/except.py": (1, "statement skipped, this Python rejects it: multiple exception types must be parenthesized"),
+    "newer/py312.py": (1, "line 1 (a statement) not read, this Python rejects line 1: f-string: expecting '}'"),
+    "py2/except.py": (3, "lines 1-4 (a statement) not read, this Python rejects line 3: multiple exception types "
+                         "must be parenthesized"),
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from support import scan_tree, write_tree
@@ -36,7 +38,7 @@ def test_libcst_fallback_keeps_the_statements_this_python_understands(profile):
     facts = facts_for_source(source, "m.py", profile)
     assert facts.parser == "libcst-fallback"
     assert [(s.line, s.message.split(":")[0]) for s in facts.skipped] == [
-        (3, "statement skipped, this Python rejects it")]
+        (3, "line 3 (a statement) not read, this Python rejects line 3")]
     assert [(c.code, c.line) for r in facts.registries for c in r.codes] == [
         ("WA-RES-I-001", 1), ("MCP-SYS-E-001", 4)]
 
@@ -117,3 +119,38 @@ def test_bad_profiles_are_user_errors(tmp_path, text, message):
 def test_unknown_profile_name():
     with pytest.raises(UserError, match="unknown profile 'nope'"):
         load_profile("nope")
+
+
+NEWER_FSTRING_IN_A_CLASS = b'''from replies import ReplyBuilder
+
+
+class Actions:
+    def __init__(self, rb: ReplyBuilder):
+        self.rb = rb
+
+    @staticmethod
+    def shout(x):
+        y = 1
+        return f"{x + "!"}"
+
+    def read(self):
+        return self.rb.success("WA-READ-S-001", {})
+
+    def write(self):
+        return self.rb.error("WA-WRITE-E-001", {})
+'''
+
+
+def test_a_newer_fstring_inside_a_class_loses_only_its_method(profile):
+    """Python 3.12 reads `f"{x + "!"}"`; an older Python loses `shout` alone (decorator to last line), and
+    says which lines and the line it rejects; the class's other methods still give their facts, on their
+    own lines."""
+    facts = facts_for_source(NEWER_FSTRING_IN_A_CLASS, "actions.py", profile)
+    assert [(c.method, c.code, c.line, c.function) for c in facts.calls] == [
+        ("success", "WA-READ-S-001", 14, "Actions.read"), ("error", "WA-WRITE-E-001", 17, "Actions.write")]
+    if sys.version_info < (3, 12):
+        assert facts.parser == "libcst-fallback"
+        assert [(s.line, s.col, s.message) for s in facts.skipped] == [
+            (11, 23, "lines 8-11 (Actions.shout) not read, this Python rejects line 11: f-string: expecting '}'")]
+    else:
+        assert facts.parser == "ast" and facts.skipped == []

@@ -281,7 +281,7 @@ class IndexBuilder:
                                         "message": f.problem.message})
             if f.parser == "libcst-fallback":
                 inv.fallback.append({"path": f.path, "skipped": [
-                    {"line": s.line, "message": s.message} for s in f.skipped]})
+                    {"line": s.line, "col": s.col, "message": s.message} for s in f.skipped]})
             for lit in f.code_literals:
                 inv.code_literals.append({"path": f.path, "line": lit.line, "col": lit.col, "code": lit.code,
                                           "function": lit.function, "end_line": lit.end_line,

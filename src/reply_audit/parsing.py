@@ -3,9 +3,11 @@
 `parse_source` returns an `ast.Module` or a `ParseProblem` (line, column and a
 one-line reason). When `ast` rejects a file, libcst's parser gets a chance
 (it may know newer syntax than the running Python): if libcst accepts the
-module, each top-level statement is re-parsed with `ast` on its own, so every
-statement the running Python understands still yields facts, and the others
-are listed as skipped with their line.
+module, each top-level statement is tried with `ast` on its own, and inside a
+class this Python rejects, each member (method, nested class, statement). Only
+the units rejected are lost: their lines are blanked (a `pass` keeps a class
+body), so every other line keeps its number, and each loss is listed with the
+lines lost and the real line of the syntax error.
 """
 
 from __future__ import annotations
@@ -62,27 +64,72 @@ def _libcst_parse(source: bytes, path: str, problem: ParseProblem) -> Parsed:
         return Parsed(tree=None, parser="none", problem=ParseProblem(1, 0, "file contains NUL bytes"))
     try:
         import libcst
+        from libcst.metadata import MetadataWrapper, PositionProvider
     except ImportError:  # pragma: no cover - libcst is a dependency
         return Parsed(tree=None, parser="none", problem=problem)
     try:
-        module = libcst.parse_module(source)
+        wrapper = MetadataWrapper(libcst.parse_module(source))
+        positions = wrapper.resolve(PositionProvider)
+        text = wrapper.module.code
     except Exception:  # libcst raises its own ParserSyntaxError and friends
         return Parsed(tree=None, parser="none", problem=problem)
-    body: list[ast.stmt] = []
+    lines = text.splitlines(keepends=True)
     skipped: list[ParseProblem] = []
-    line = 1 + len(module.header)  # each header element is one blank or comment line
-    for stmt in module.body:
-        text = module.code_for_node(stmt)
-        leading = sum(1 for _ in getattr(stmt, "leading_lines", ()))
+
+    def span(node) -> tuple[int, int]:
+        """First and last line of NODE, its decorators included."""
+        first = positions[node].start.line
+        for dec in getattr(node, "decorators", ()):
+            first = min(first, positions[dec].start.line)
+        return first, positions[node].end.line
+
+    def rejects(first: int, last: int, indent: str = "") -> SyntaxError | None:
+        """The error this Python gives for lines FIRST..LAST alone (inside a class when INDENT), or None."""
+        chunk = "".join(lines[first - 1:last])
         try:
-            part = ast.parse(text, filename=path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-            inner = _problem(exc)
-            skipped.append(ParseProblem(line=line + leading, col=0,
-                                        message=f"statement skipped, this Python rejects it: {inner.message}"))
-        else:
-            ast.increment_lineno(part, line - 1)
-            body.extend(part.body)
-        line += text.count("\n")
-    tree = ast.Module(body=body, type_ignores=[])
+            ast.parse(f"class _:\n{chunk}" if indent else chunk, filename=path)
+        except SyntaxError as exc:
+            exc.lineno = (exc.lineno or 1) + first - 1 - (1 if indent else 0)
+            return exc
+        except (ValueError, RecursionError, MemoryError) as exc:
+            return SyntaxError(_problem(exc).message, (path, first, 1, ""))
+        return None
+
+    def lose(first: int, last: int, what: str, exc: SyntaxError, indent: str = "") -> None:
+        """Blank lines FIRST..LAST (a `pass` keeps a class body), so every other line keeps its number."""
+        for n in range(first, last + 1):
+            lines[n - 1] = "\n"
+        if indent:
+            lines[first - 1] = f"{indent}pass\n"
+        inner = _problem(exc)
+        where = f"line {first}" if first == last else f"lines {first}-{last}"
+        skipped.append(ParseProblem(line=inner.line, col=inner.col, message=_one_line(
+            f"{where} ({what}) not read, this Python rejects line {inner.line}: {inner.message}")))
+
+    for stmt in wrapper.module.body:
+        first, last = span(stmt)
+        error = rejects(first, last)
+        if error is None:
+            continue
+        members = stmt.body.body if isinstance(stmt, libcst.ClassDef) and \
+            isinstance(stmt.body, libcst.IndentedBlock) else ()
+        before = len(skipped)
+        for member in members:   # a class: lose only the members this Python rejects
+            m_first, m_last = span(member)
+            m_error = rejects(m_first, m_last, indent=stmt.body.indent or "    ")
+            if m_error is not None:
+                indent = lines[m_first - 1][:len(lines[m_first - 1]) - len(lines[m_first - 1].lstrip())]
+                name = getattr(getattr(member, "name", None), "value", None)
+                lose(m_first, m_last, f"{stmt.name.value}.{name}" if name else f"a statement of class "
+                     f"{stmt.name.value}", m_error, indent or "    ")
+        if members and rejects(first, last) is None:
+            continue
+        del skipped[before:]     # the class is lost whole: one entry says so
+        name = getattr(getattr(stmt, "name", None), "value", None)
+        lose(first, last, f"{type(stmt).__name__.replace('Def', '').lower()} {name}" if name else "a statement",
+             error)
+    try:
+        tree = ast.parse("".join(lines), filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return Parsed(tree=None, parser="none", problem=problem)
     return Parsed(tree=tree, parser="libcst-fallback", problem=None, skipped=skipped)

@@ -1,9 +1,12 @@
-"""GitHub workflow annotations (`::error file=…,line=…::message`) and CSV rows of findings."""
+"""GitHub workflow annotations (`::error file=…,line=…::message`) and CSV rows of findings, each followed by
+the files the scan could not read or read only in part."""
 
 from __future__ import annotations
 
 import csv
 import io
+
+from .unread import Unread, unread_files
 
 COMMAND = {"critical": "error", "high": "error", "medium": "warning", "low": "notice"}
 
@@ -17,15 +20,19 @@ def _prop(text: str) -> str:
 
 
 def render_github(result, evaluation) -> str:
-    return github_annotations(evaluation.findings)
+    return github_annotations(evaluation.findings, unread=unread_files(result.inventory))
 
 
-def github_annotations(findings, prefix: str = "") -> str:
-    """One workflow command per finding; PREFIX puts paths relative to the repository root."""
+def github_annotations(findings, prefix: str = "", unread: list[Unread] = ()) -> str:
+    """One workflow command per finding, then a warning per file not read or read in part; PREFIX puts paths
+    relative to the repository root."""
     lines = []
     for f in findings:
         lines.append(f"::{COMMAND[f.severity]} file={_prop(prefix + f.path)},line={max(f.line, 1)},col={f.col + 1},"
                      f"title={_prop(f.rule + ' ' + f.name)}::{_escape(f.message)}")
+    for u in unread:
+        lines.append(f"::warning file={_prop(prefix + u.path)},line={u.line},col={u.col + 1},"
+                     f"title={_prop('reply-audit ' + u.kind)}::{_escape(u.text)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -39,4 +46,7 @@ def render_csv(result, evaluation) -> str:
     writer.writeheader()
     for f in evaluation.findings:
         writer.writerow(f.to_dict())
+    for u in unread_files(result.inventory):   # no rule: the file itself was not (fully) checked
+        writer.writerow({"rule": "", "name": u.kind, "severity": "", "category": "file", "path": u.path,
+                         "line": u.line, "column": u.col + 1, "message": u.text})
     return out.getvalue()

@@ -234,6 +234,9 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
     add("### Files that could not be parsed\n")
     add(_table([[_loc(u["path"], u["line"]), u["message"]] for u in doc["files"]["unparseable"]],
                ["Location", "Reason"]))
+    add("### Files read only in part\n")
+    add(_table([[_loc(f["path"], s["line"]), s["message"]] for f in doc["files"]["fallback"] for s in f["skipped"]],
+               ["Location", "Lost (this Python rejects it; the rest of the file was checked)"]))
     if show_suppressed:
         add("### Suppressed findings\n")
         add(_table([[f.rule, _loc(f.path, f.line), f.message] for f in evaluation.suppressed],

@@ -1,4 +1,5 @@
-"""SARIF 2.1.0: findings with rule metadata, for code-scanning UIs."""
+"""SARIF 2.1.0: findings with rule metadata, for code-scanning UIs; files not read, or read in part, as tool
+execution notifications of the run's invocation."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 
 from .. import __version__
 from ..rules import all_rules
+from .unread import unread_files
 
 LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -46,6 +48,16 @@ def render_sarif(result, evaluation) -> str:
                                    "heuristic": r.heuristic},
                 } for r in rules],
             }},
+            "invocations": [{
+                "executionSuccessful": True,
+                "toolExecutionNotifications": [{
+                    "level": "warning", "message": {"text": u.text},
+                    "descriptor": {"id": u.kind},
+                    "locations": [{"physicalLocation": {
+                        "artifactLocation": {"uri": u.path},
+                        "region": {"startLine": u.line, "startColumn": u.col + 1}}}],
+                } for u in unread_files(result.inventory)],
+            }],
             "results": results,
         }],
     }

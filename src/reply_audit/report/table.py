@@ -57,4 +57,8 @@ def render_table(result, evaluation=None, show_suppressed: bool = False) -> str:
     if doc["files"]["unparseable"]:
         parts += ["", "unparseable:"] + [f"  {u['path']}:{u['line']}: {u['message']}"
                                          for u in doc["files"]["unparseable"]]
+    partly = [(f["path"], s) for f in doc["files"]["fallback"] for s in f["skipped"]]
+    if partly:
+        parts += ["", "read only in part (this Python rejects these lines; the rest was checked):"] + \
+            [f"  {path}:{s['line']}: {s['message']}" for path, s in partly]
     return "\n".join(parts) + "\n"
