@@ -278,6 +278,31 @@ def test_registrations_never_resolve_to_a_same_named_function_elsewhere(tmp_path
         ("zeta", "reg.py::Zeta.run"), ("local", None), ("dumps", None), ("lam", None)]
 
 
+def test_registrations_follow_import_aliases_and_local_instances_that_shadow_a_module(tmp_path):
+    """`from impl import real as run_it` registers impl.real (never a stub named run_it elsewhere); a local
+    `tools = Tools()` shadows `import tools`, so `tools.run` is Tools.run, not the module's run."""
+    result = _iar_tree(tmp_path, {
+        "impl.py": "def real(x):\n    return {}\n",
+        "stubs.py": "def run_it(x):\n    return {}\n",
+        "tools.py": "def run(x):\n    return {}\n",
+        "kit.py": "class Tools:\n    def run(self, x):\n        return {}\n",
+        "reg.py": """
+            import tools
+            from impl import real as run_it
+            from kit import Tools
+
+            registry.register_action("aliased", run_it)
+
+            def setup():
+                tools = Tools()
+                registry.register_action("shadowed", tools.run)
+
+            registry.register_action("module", tools.run)
+            """})
+    assert [(r["name"], r["handler"]) for r in result.inventory.registrations] == [
+        ("aliased", "impl.py::real"), ("shadowed", "kit.py::Tools.run"), ("module", "tools.py::run")]
+
+
 def test_spreads_and_values_assigned_on_two_paths_are_unknown_not_missing(tmp_path):
     result = _iar_tree(tmp_path, {"acts.py": """
         BASE = {"error": None, "data": {}}

@@ -204,3 +204,23 @@ def test_receiver_names_survive_unhelpful_annotations(tmp_path):
             log.error("WA-RES-E-001")
     '''}).inventory
     assert [(c["line"], c["receiver"], c["builder"], c["method"]) for c in inv.calls] == [(5, "rb", None, "denied")]
+
+
+def test_a_registry_a_package_init_imports_is_loaded_by_every_import_of_that_package(tmp_path):
+    """core/__init__.py imports the legacy registry: `from core.trace import …` at module scope loads it
+    (through the __init__), an import inside the package does not add a line, and a package whose __init__
+    imports nothing loads nothing."""
+    write_tree(tmp_path, {
+        "core/__init__.py": "from core.legacy_registry import REGISTRY\n",
+        "core/legacy_registry.py": 'REGISTRY = {"FILE-OP-S-001": "ok", "FILE-OP-E-001": "failed"}\n',
+        "core/trace.py": "from core.util import helper\n",
+        "core/util.py": "def helper():\n    return 1\n",
+        "tools/__init__.py": "",
+        "tools/plain.py": "X = 1\n",
+        "server.py": "from core.trace import helper\nfrom tools.plain import X\n",
+    })
+    inv = scan(tmp_path, load_profile("canonical")).inventory
+    assert [(i["path"], i["line"], i["registry_path"], i["via"], i["runtime"]) for i in inv.registry_imports] == [
+        ("core/__init__.py", 1, "core/legacy_registry.py", None, True),
+        ("server.py", 1, "core/legacy_registry.py", "core/__init__.py", True),
+    ]

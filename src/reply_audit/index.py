@@ -327,6 +327,22 @@ class IndexBuilder:
                     out[hit].append({"path": f.path, "line": reg.line, "name": reg.name, "via": reg.via})
         return out
 
+    def _method_of(self, f: FileFacts, cls: str, method: str, by_file: dict[str, dict[str, Any]],
+                   by_name: dict[str, list[tuple[str, str]]]) -> tuple[str, str] | None:
+        """`cls.method` for an object built from CLS in F (CLS "": unknown): in F, in the module F imports CLS
+        from, else the only method of that name in the tree."""
+        wanted = f"{cls.rsplit('.', 1)[-1]}.{method}" if cls else None
+        if wanted and wanted in by_file.get(f.path, {}):
+            return f.path, wanted
+        original = f.import_aliases.get(cls, cls)
+        for imp in f.imports if wanted else ():
+            if original in imp.names:
+                for path in self.modules.resolve(f.path, imp.module, imp.level, [original]):
+                    if f"{original}.{method}" in by_file.get(path, {}):
+                        return path, f"{original}.{method}"
+        hits = [h for h in by_name.get(method, []) if "." in h[1] and (not wanted or h[1].endswith("." + wanted))]
+        return hits[0] if len(hits) == 1 else None
+
     def _resolve_target(self, f: FileFacts, reg: Any, by_file: dict[str, dict[str, Any]],
                         by_name: dict[str, list[tuple[str, str]]]) -> tuple[str, str] | None:
         """The (path, qualname) of the function a registration names: in the same module, through an
@@ -350,6 +366,8 @@ class IndexBuilder:
             return (f.path, wanted) if wanted in local else None
         if len(parts) > 1 and target in local:  # Class.method
             return f.path, target
+        if len(parts) == 2 and reg.receiver is not None:   # a local object, whatever module shares its name
+            return self._method_of(f, reg.receiver, last, by_file, by_name)
         head = parts[0]
         original = f.import_aliases.get(head, head)
         imported_from_outside = False
@@ -482,18 +500,43 @@ class IndexBuilder:
             if role in ("canonical", "legacy"):
                 role_of_file[path].add(role)
                 names_of_file[path].add(reg.name)
+        # a package's __init__ runs whenever one of its modules is imported: the registries it imports at
+        # module scope are loaded by every such import too (`from pkg.trace import x` loads pkg/__init__.py)
+        init_loads: dict[str, set[str]] = defaultdict(set)
+        for f in self.files:
+            if f.path.endswith("__init__.py"):
+                for imp in f.imports:
+                    if not imp.in_function and not imp.type_checking:
+                        init_loads[f.path].update(t for t in self.modules.resolve(f.path, imp.module, imp.level,
+                                                                                  imp.names)
+                                                  if t in role_of_file and t != f.path)
         for f in self.files:
             for imp in f.imports:
                 targets = self.modules.resolve(f.path, imp.module, imp.level, imp.names)
+                loaded: dict[str, str | None] = {t: None for t in targets if t in role_of_file and t != f.path}
                 for target in targets:
-                    if target in role_of_file and target != f.path:
-                        inv.registry_imports.append({
-                            "path": f.path, "line": imp.line, "module": "." * imp.level + imp.module,
-                            "names": imp.names, "registry_path": target, "roles": sorted(role_of_file[target]),
-                            "scope": "function" if imp.in_function else "module",
-                            "type_checking": imp.type_checking, "in_tests": f.is_test,
-                            "runtime": not f.is_test and not imp.type_checking,
-                        })
+                    for init in self._package_inits(target):
+                        for registry in sorted(init_loads.get(init, ())):
+                            if registry != f.path and not f.path.startswith(init[:-len("__init__.py")]):
+                                # (a module of that package runs its __init__ first anyway)
+                                loaded.setdefault(registry, init)
+                for target, via in loaded.items():
+                    inv.registry_imports.append({
+                        "path": f.path, "line": imp.line, "module": "." * imp.level + imp.module,
+                        "names": imp.names, "registry_path": target, "roles": sorted(role_of_file[target]),
+                        "scope": "function" if imp.in_function else "module", "via": via,
+                        "type_checking": imp.type_checking, "in_tests": f.is_test,
+                        "runtime": not f.is_test and not imp.type_checking,
+                    })
+
+    def _package_inits(self, path: str) -> list[str]:
+        """The `__init__.py` files in the tree that importing PATH runs: its own folder's and every enclosing
+        package's up to the first folder that is no package, outermost first."""
+        folders, inits = path.split("/")[:-1], []
+        while folders and (init := "/".join(folders) + "/__init__.py") in self.modules.paths:
+            inits.append(init)
+            folders = folders[:-1]
+        return inits[::-1]
 
 
 def build_inventory(profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact],

@@ -205,12 +205,23 @@ def _read_path(function: str, guards: list[str], profile: Profile) -> str | None
     return None
 
 
+def precondition(guards: list[str], message: str | None, profile: Profile) -> str | None:
+    """The word ([classify] precondition_words) naming a missing resource or credential in the innermost test or
+    the message (`if not dev_token`, "No database connection"), or None: such a failure is a precondition the
+    request could not meet, never an empty result."""
+    text = f"{guards[-1] if guards else ''} {message or ''}"
+    said = set(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ").lower().split())
+    said = {w.strip(".,:;!?()[]'\"`") for w in said}
+    return next((w for w in _classify(profile, "precondition_words") if w.lower() in said), None)
+
+
 def empty_state(function: str, guards: list[str], message: str | None, profile: Profile) -> str | None:
     """Why a failure in FUNCTION reads as an empty result of a valid query (a Success, spec 000), or None: a
     read or status path ([classify] read_names) and either a message saying nothing was found
-    (empty_patterns) or an innermost test for emptiness (empty_tests, not one of input_checks)."""
+    (empty_patterns) or an innermost test for emptiness (empty_tests, not one of input_checks), where neither
+    names a missing resource or credential (precondition_words)."""
     read = _read_path(function, guards, profile)
-    if read is None:
+    if read is None or precondition(guards, message, profile):
         return None
     pattern = _match(_classify(profile, "empty_patterns"), message or "")
     if pattern:

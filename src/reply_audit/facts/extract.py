@@ -367,6 +367,16 @@ def _except_types(handler: ast.ExceptHandler) -> tuple[str, ...]:
     return tuple(name for t in types if (name := last_name(t)))
 
 
+def _assigned_names(body: list[ast.stmt]) -> set[str]:
+    """Names a function body assigns in its own scope (not in nested defs or classes)."""
+    out: set[str] = set()
+    for stmt in _iter_block(body):
+        for node in ast.walk(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else ():
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                out.add(node.id)
+    return out
+
+
 def _except_kind(handler: ast.ExceptHandler) -> str:
     if handler.type is None:
         return "bare"
@@ -1057,10 +1067,19 @@ class FactsExtractor:
             return
         if ref is None and isinstance(target, ast.Lambda):
             ref = "<lambda>"
+        receiver = None
+        if ref and "." in ref and ref.split(".")[0] not in ("self", "cls"):
+            head = ref.split(".")[0]
+            bound = next((scope.bindings[head] for scope in reversed(ctx.functions) if head in scope.bindings), None)
+            if bound is not None:
+                receiver = bound[0] if class_like(bound[0]) else ""
+            elif any(head in _assigned_names(scope.body) for scope in ctx.functions):
+                receiver = ""   # bound in the function to something that is not a construction
         if ref:
             self.facts.registrations.append(RegistrationFact(name=str_value(name_node), target=ref,
                                                              line=node.lineno, via=via,
-                                                             scope=fn.qualname if fn is not None else None))
+                                                             scope=fn.qualname if fn is not None else None,
+                                                             receiver=receiver))
 
     def _dispatch_table(self, table: str, value: ast.expr, line: int) -> bool:
         """`TOOLS = {"name": fn, ...}`: every function value is a handler."""

@@ -177,6 +177,8 @@ class RegistrationFact:
     via: str                   # the register call's name, or the dispatch table's name
     kind: str = "call"         # call | table
     scope: str | None = None   # the qualname of the function the registration is made in
+    receiver: str | None = None  # `obj.fn` with obj bound in that function: what obj was built from (`Tools`),
+                                 # "" when bound to something unknown; it shadows a module of the same name
 
 
 @dataclass(slots=True)

@@ -123,9 +123,11 @@ def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> s
         add(_table([[f"`{c['code']}`", c["class"], c["target"] or "—"] for c in gaps], ["Legacy code", "Class", "Target"]))
         add("### Runtime import status\n")
         add(_table([[_loc(i["path"], i["line"]), f"`{i['module']}`", ", ".join(i["names"]) or "—",
-                     "/".join(i["roles"]), i["scope"], "yes" if i["runtime"] else "no (tests / TYPE_CHECKING)"]
+                     "/".join(i["roles"]), f"`{i['registry_path']}`" + (f" through `{i['via']}`" if i.get("via")
+                                                                         else ""),
+                     i["scope"], "yes" if i["runtime"] else "no (tests / TYPE_CHECKING)"]
                     for i in doc["registry_imports"]],
-                   ["Importer", "Module", "Names", "Registry role", "Scope", "Active at runtime"]))
+                   ["Importer", "Module", "Names", "Registry role", "Registry loaded", "Scope", "Active at runtime"]))
 
         # 3 -------------------------------------------------------------- invariants
         add("## 3. Behavioural invariants\n")

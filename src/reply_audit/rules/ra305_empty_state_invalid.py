@@ -22,8 +22,9 @@ class EmptyStateInvalid(Rule):
            "nothing was found (empty_patterns) or under an emptiness test (`not x`, `is None`, `== 0`: "
            "empty_tests, but not an existence or validity check: input_checks). It leaves alone every sign of "
            "bad input, where Invalid is right: a test that reads one of the function's parameters, a message "
-           "that quotes one, a code of an area in input_areas (resolution, validation). Confidence is high "
-           "with a message that says so, or an emptiness test in a status path; medium otherwise. "
+           "that quotes one, a code of an area in input_areas (resolution, validation), a missing resource or "
+           "credential named in the test or the message (precondition_words: `if not api_token`). Confidence "
+           "is high with a message that says so, or an emptiness test in a status path; medium otherwise. "
            "Fix: rb.success(..., data={...: empty}).")
     valid = [Example(tree(server='''
 def notes_status(rb: ReplyBuilder, session):
@@ -53,7 +54,15 @@ def launcher(rb: ReplyBuilder, command):
     elif not db:
         return rb.invalid("CT-GATE-I-001", {}, message="No launcher database")
     return rb.success("CT-GATE-S-001", {"repaired": True})
-'''), note="outside the `query` branch the command is not a read: a missing database blocks a repair")]
+'''), note="outside the `query` branch the command is not a read: a missing database blocks a repair"),
+             Example(tree(server='''
+import os
+def get_instructions(rb: ReplyBuilder, mode):
+    api_token = os.environ.get("API_TOKEN", "")
+    if not api_token:
+        return rb.invalid("CT-GATE-I-001", {"requires_token": True})
+    return rb.success("CT-GATE-S-001", {"mode": mode})
+'''), note="a read without its credential: a precondition not met (precondition_words), not an empty result")]
     invalid = [Example(tree(server='''
 SESSION = {}
 
