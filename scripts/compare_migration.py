@@ -6,8 +6,9 @@ Usage: python scripts/compare_migration.py OURS REFERENCE [--files GLOB ...] [--
 
 Both trees are read with `ast`. In every function defined in both, each returned builder call of OURS
 (`return rb.invalid(CODE, data={...}, message=...)`) is matched to one returned builder call of the
-reference in the same function, by the literal keys of its data and the words of its message (one-to-one,
-best pairs first, a pair needs half its evidence in common). Returns OURS classifies at run time (a call to
+reference in the same function, by the literal keys of its data (less success flags and message keys, which a
+migration drops or keeps at will) and the words and interpolated expressions of its message (one-to-one, best
+pairs first, a pair needs half its evidence in common; never by type or code). Returns OURS classifies at run time (a call to
 the run-time classifier) are counted apart: they have no type until the code runs. Printed: matched sites,
 reply-type and code agreement, builder calls that carry the default-code marker, and every disagreement.
 """
@@ -47,8 +48,23 @@ def _text(node: ast.AST | None) -> str:
     return ""
 
 
-def sites(root: Path, globs: list[str], methods: dict[str, str], helper: str) -> dict[tuple[str, str], list[Site]]:
-    """(path, function) -> the returned reply calls of that function, in source order."""
+def _tokens(node: ast.AST | None) -> frozenset[str]:
+    """A message's evidence: its literal words, plus each interpolated or computed expression as one token
+    (`f"Unknown command: {command}"` -> unknown, command, {command}; `str(e)` -> {str(e)})."""
+    if node is None:
+        return frozenset()
+    out = set(WORD.findall(_text(node).lower()))
+    if isinstance(node, ast.JoinedStr):
+        out |= {"{" + ast.unparse(v.value) + "}" for v in node.values if isinstance(v, ast.FormattedValue)}
+    elif not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        out.add("{" + ast.unparse(node) + "}")
+    return frozenset(out)
+
+
+def sites(root: Path, globs: list[str], methods: dict[str, str], helper: str,
+          ignored: frozenset[str] = frozenset()) -> dict[tuple[str, str], list[Site]]:
+    """(path, function) -> the returned reply calls of that function, in source order. IGNORED: data keys that
+    say nothing about a site (success flags and message keys: a migration drops or keeps them at will)."""
     out: dict[tuple[str, str], list[Site]] = {}
     for path in sorted(root.rglob("*.py")):
         rel = path.relative_to(root).as_posix()
@@ -77,18 +93,19 @@ def sites(root: Path, globs: list[str], methods: dict[str, str], helper: str) ->
                     message = next((k.value for k in call.keywords if k.arg == "message"), None)
                     keys = frozenset(k.value for k in getattr(data, "keys", []) or []
                                      if isinstance(k, ast.Constant) and isinstance(k.value, str))
-                    found.append(Site(rel, fn.name, node.lineno, methods[name], code, keys,
-                                      frozenset(WORD.findall(_text(message).lower())), MARKER in end))
+                    found.append(Site(rel, fn.name, node.lineno, methods[name], code, keys - ignored,
+                                      _tokens(message), MARKER in end))
                 elif name == helper:
                     data = call.args[0] if call.args else None
                     keys = frozenset(k.value for k in getattr(data, "keys", []) or []
                                      if isinstance(k, ast.Constant) and isinstance(k.value, str))
-                    words = frozenset()
+                    words: frozenset[str] = frozenset()
                     if isinstance(data, ast.Dict):
                         words = frozenset(w for k, v in zip(data.keys, data.values)
                                           if isinstance(k, ast.Constant) and k.value in ("error", "message", "reason")
-                                          for w in WORD.findall(_text(v).lower()))
-                    found.append(Site(rel, fn.name, node.lineno, "runtime", None, keys, words, MARKER in end))
+                                          for w in _tokens(v))
+                    found.append(Site(rel, fn.name, node.lineno, "runtime", None, keys - ignored, words,
+                                      MARKER in end))
             if found:
                 out.setdefault((rel, fn.name), []).extend(found)
     return out
@@ -104,11 +121,17 @@ def _score(a: Site, b: Site) -> float:
 
 
 def match(ours: list[Site], theirs: list[Site]) -> list[tuple[Site, Site]]:
-    pairs = sorted(((_score(a, b), i, j) for i, a in enumerate(ours) for j, b in enumerate(theirs)), reverse=True)
+    """One-to-one pairs, best evidence first; between equal evidence (two `message=str(e)` in one function),
+    the pair whose places in their functions are closest."""
+    def place(i: int, n: int) -> float:
+        return i / (n - 1) if n > 1 else 0.0
+
+    pairs = sorted(((_score(a, b), -abs(place(i, len(ours)) - place(j, len(theirs))), i, j)
+                    for i, a in enumerate(ours) for j, b in enumerate(theirs)), reverse=True)
     used_a: set[int] = set()
     used_b: set[int] = set()
     out = []
-    for score, i, j in pairs:
+    for score, _, i, j in pairs:
         if score < 0.5 or i in used_a or j in used_b:
             continue
         used_a.add(i)
@@ -123,8 +146,10 @@ def compare(ours_root: Path, ref_root: Path, globs: list[str]) -> dict:
     profile = load_profile(None, ours_root)
     methods = dict(profile.builder_methods)
     helper = str(profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
-    ours = sites(ours_root, globs, methods, helper)
-    theirs = sites(ref_root, globs, methods, helper)
+    ignored = frozenset(profile.migrate_value("dict_returns.success_flags", []) or []) \
+        | frozenset(profile.migrate_value("dict_returns.message_keys", []) or [])
+    ours = sites(ours_root, globs, methods, helper, ignored)
+    theirs = sites(ref_root, globs, methods, helper, ignored)
     pairs = [p for key in sorted(ours) if key in theirs for p in match(ours[key], theirs[key])]
     static = [(a, b) for a, b in pairs if a.type != "runtime"]
     calls = [s for group in ours.values() for s in group if s.type != "runtime"]

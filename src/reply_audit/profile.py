@@ -35,7 +35,7 @@ PYPROJECT_TABLE = ("tool", "reply-audit")
 OPEN_TABLES = frozenset({
     "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods", "builder.functions",
     "rules.severity", "migrate.remap", "result.values", "result.ranges", "result.helpers", "compliance.levels",
-    "migrate.codes.area_words",
+    "migrate.codes.area_words", "migrate.codes.concepts",
 })
 # Keys of [tool.reply-audit] that are not profile keys.
 META_KEYS = frozenset({"profile", "extends"})
@@ -573,6 +573,20 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
     for area, words in codes.get("area_words", {}).items():
         if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
             raise UserError(f"{origin}: [migrate.codes.area_words] {area} must be a list of strings")
+    if "mark_fallback" in codes and not isinstance(codes["mark_fallback"], bool):
+        raise UserError(f"{origin}: [migrate.codes] mark_fallback must be true or false")
+    concepts = codes.get("concepts", {})
+    if not isinstance(concepts, dict):
+        raise UserError(f"{origin}: [migrate.codes.concepts] must be a table")
+    for phrase, patterns in concepts.items():
+        if not isinstance(patterns, list) or not all(isinstance(x, str) for x in patterns):
+            raise UserError(f"{origin}: [migrate.codes.concepts] {phrase!r} must be a list of regular expressions")
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise UserError(f"{origin}: [migrate.codes.concepts] {phrase!r}: {pattern!r} is not a regular "
+                                f"expression ({exc})") from None
     helper = migrate.get("dict_returns", {}).get("helper")
     if helper is not None and not str(helper).isidentifier():
         raise UserError(f"{origin}: [migrate.dict_returns] helper = {helper!r} must be a Python name")

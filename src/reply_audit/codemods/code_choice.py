@@ -84,6 +84,7 @@ class CodeIndex:
             if index.keys[code]:
                 index.key_names[code] = first
             index.texts[code] = index.words(text)
+            index.registry[code] = list(index.texts[code])
         for code, path, function, message in uses:
             index.texts.setdefault(code, []).extend(index.words(message or ""))
             index.used_in.setdefault(code, set()).update({f"{path}::{function}", path})
@@ -95,9 +96,30 @@ class CodeIndex:
 
     unknown_idf: float = 1.0
     stop_words: frozenset[str] = frozenset()
+    registry: dict[str, list[str]] = field(default_factory=dict)   # code -> words of its registry entry alone
+    _vocabulary: dict[str, set[str]] = field(default_factory=dict, repr=False)
+    _vocabulary_key: tuple = field(default=(), repr=False)
 
     def words(self, text: str) -> list[str]:
         return [w for w in words(text) if w not in self.stop_words]
+
+    def area_vocabulary(self, area_of: dict[str, str]) -> dict[str, set[str]]:
+        """AREA -> the words of the registry's own entries (message keys and descriptions, not the codebase's
+        messages) that the codes of that area alone use: `playset` in "Visibility/playset operation complete"
+        and nowhere else names area VIS. AREA_OF: code -> its AREA."""
+        key = tuple(sorted(area_of.items()))
+        if self._vocabulary_key != key:
+            used_by: dict[str, set[str]] = {}
+            for code, ws in self.registry.items():
+                if code in area_of:
+                    for w in ws:
+                        used_by.setdefault(w, set()).add(area_of[code])
+            vocabulary: dict[str, set[str]] = {}
+            for w, areas in used_by.items():
+                if len(areas) == 1:
+                    vocabulary.setdefault(next(iter(areas)), set()).add(w)
+            self._vocabulary, self._vocabulary_key = vocabulary, key
+        return self._vocabulary
 
     def weight(self, word: str) -> float:
         return self.idf.get(word, self.unknown_idf)
@@ -166,17 +188,25 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     area_words = {area: {w.lower() for w in ws} for area, ws in settings.get("area_words", {}).items()}
     described = {area: set(index.words(str(text))) for area, text in profile.section("areas").items()}
     said: set[str] = set()
+    meant: set[str] = set()   # words of the concepts the message expresses: they count as shared words only
     legacy: set[str] = set()
     legacy_code = ""
     if ret is not None:
         texts = ret.get("texts", {})
-        said = {w for k in profile.migrate_value("dict_returns.message_keys", [])
-                for w in index.words(texts.get(k, ""))}
+        message = " ".join(texts.get(k, "") for k in profile.migrate_value("dict_returns.message_keys", []))
+        said = set(index.words(message))
+        for phrase, patterns in settings.get("concepts", {}).items():
+            if any(re.search(pattern, message, re.IGNORECASE) for pattern in patterns):
+                meant |= set(index.words(phrase))   # what the message means, in the registry's own words
         if ret.get("code"):
             legacy_code = str(ret["code"])
             legacy = set(index.words(legacy_code))
     site = f"{handler['path']}::{handler['name']}"
+    area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
+    own_words = index.area_vocabulary(area_of)   # words only one area's registry entries use
+    own_name = set(words(handler["name"], shortest=2))
     scored: list[tuple[float, str, list[str]]] = []
+    specific: set[str] = set()   # codes with evidence about this site's domain, not only shared words
     for code in sorted(ctx.canonical):
         parts = profile.parse_code(code)
         if parts is None or parts.type != letter or not profile.code_compliant(code) \
@@ -184,10 +214,14 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
             continue
         score, why = 0.0, []
         area = (parts.area or "").lower()
+        vocabulary = own_words.get(parts.area or "", set())
         hit = area in named and area or next(iter(sorted(named & area_words.get(parts.area or "", set()))), "")
-        if hit:
+        # (the handler's own name only: a package name such as `lending/` is no statement about one handler)
+        registry_hit = "" if hit else next(iter(sorted(own_name & vocabulary)), "")
+        if hit or registry_hit:
             score += area_weight
-            why.append(f"the name says {hit!r}: area {parts.area}")
+            why.append(f"the name says {hit!r}: area {parts.area}" if hit else
+                       f"the name says {registry_hit!r}, a word only area {parts.area}'s registry entries use")
         told = sorted((said - named) & (area_words.get(parts.area or "", set()) | described.get(parts.area or "", set())))
         if told:
             score += area_weight
@@ -199,7 +233,9 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
         elif said and len(key) > 1 and key <= said | named and key & said:
             score += key_weight
             why.append(f"the message (with the name) spells its message key {index.key_names[code]}")
-        similarity, shared = index.similarity(said, code)
+        if len(why) > 0:
+            specific.add(code)
+        similarity, shared = index.similarity(said | meant, code)
         if similarity > 0:
             score += text_weight * similarity
             why.append(f"message words {', '.join(shared)} ({similarity:.2f})")
@@ -207,24 +243,33 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
         if site in used or handler["path"] in used:
             score += usage_weight
             why.append("already used in this " + ("handler" if site in used else "module"))
+            specific.add(code)
         elif code in siblings:
             score += usage_weight
             why.append("chosen by evidence for another return of this handler")
+            specific.add(code)
         scored.append((score, code, why))
     if not scored:
         return CodeChoice(None)
-    # the only code of its type in an area the name points to is evidence too
-    by_area = Counter(profile.parse_code(code).area for score, code, why in scored
-                      if any(w.startswith("the name says") for w in why))
+    fallback = _fallback(letter, ctx)
+    # the only code of its type in an area the name points to is evidence too; so is, where the area has several,
+    # its generic one (the lowest number of the one layer there that is not the fallback code's)
+    named_codes = [code for score, code, why in scored if any(w.startswith("the name says") for w in why)]
+    by_area = Counter(profile.parse_code(code).area for code in named_codes)
+    generic = _generic_code(named_codes, fallback, profile) if len(by_area) == 1 and letter in sole_types else None
     ranked = []
     for score, code, why in scored:
         area = profile.parse_code(code).area
-        if by_area.get(area) == 1 and any(w.startswith("the name says") for w in why):
+        if by_area.get(area) == 1 and code in named_codes:
             score += area_weight / 2
             why = [*why, f"the only {letter} code of area {area}"]
             if len(by_area) == 1 and letter in sole_types:   # the only area named that has codes of this type
                 score += area_weight / 2
                 why = [*why, f"the only area named with {letter} codes"]
+        elif code == generic:
+            score += area_weight
+            why = [*why, f"the generic {letter} code of area {area}, the only area named with {letter} codes (the "
+                         f"lowest number of its one layer besides the fallback's)"]
         ranked.append((round(score, 6), code, why))
     ranked.sort(key=lambda item: (-item[0], item[1]))
     best, code, why = ranked[0]
@@ -233,5 +278,34 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     if best >= threshold and ahead >= margin:
         sure = "high" if best >= threshold + area_weight and ahead >= area_weight else "medium"
         return CodeChoice(code, sure, (f"score {best:.2f}, {ahead:.2f} ahead of the next", *why), top)
-    return CodeChoice(None, "low", (f"no clear winner: best {best:.2f} ({code}), {ahead:.2f} ahead; "
-                                    f"threshold {threshold}, margin {margin}",), top)
+    undecided = (f"no clear winner: best {best:.2f} ({code}), {ahead:.2f} ahead; threshold {threshold}, "
+                 f"margin {margin}")
+    if fallback and not specific and not settings.get("mark_fallback", False):
+        return CodeChoice(fallback, "medium", (
+            f"no domain named: neither the names, the message nor a legacy code point to an area with {letter} "
+            f"codes, so the site gets the fallback code of its type ([migrate.dict_returns]); {undecided}",),
+            top, by_default=True)
+    return CodeChoice(None, "low", (undecided,), top)
+
+
+def _fallback(letter: str, ctx) -> str | None:
+    """The profile's code for a reply of type LETTER that concerns no domain ([migrate.dict_returns] success_code,
+    invalid_code, error_code), when it is registered and compliant."""
+    profile = ctx.profile
+    method = profile.method_for_type(letter)
+    code = str(profile.migrate_value(f"dict_returns.{method}_code", "") or "") if method else ""
+    parts = profile.parse_code(code) if code else None
+    if parts is None or parts.type != letter or code not in ctx.canonical or not profile.code_compliant(code):
+        return None
+    return code
+
+
+def _generic_code(codes: list[str], fallback: str | None, profile) -> str | None:
+    """Of CODES (one area, one type), the generic one: the lowest number of the single layer that is not the
+    fallback code's; None when no fallback is known, or when two other layers have codes there."""
+    if not fallback or len(codes) < 2:
+        return None
+    other = [c for c in codes if profile.parse_code(c).layer != profile.parse_code(fallback).layer]
+    if len({profile.parse_code(c).layer for c in other}) != 1:
+        return None
+    return min(other, key=lambda c: (profile.parse_code(c).number or 0, c))
