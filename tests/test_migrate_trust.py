@@ -573,6 +573,13 @@ def fetch_cover(url: str) -> dict:
     if not url:
         return {"error": "url required"}
     return {"cover": url}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def playlist_load(name: str) -> dict:
+    result = load(name)
+    return result
 '''
 MEDIA_REPLIES = '''class Reply:
     pass
@@ -602,7 +609,8 @@ def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
     named with two I codes, so it stays marked. db_rows: DB has S codes in two layers; the generic one is the
     lowest number of the layer that is not the fallback's (WA-DB-S-001, not MCP-DB-S-001), and "No table
     provided" means required input is missing (DB_INPUT_MISSING). library_ping and fetch_cover name no area:
-    the fallback code of each type, unmarked. (A package name never counts: the decisions fixture's `lending/`.)"""
+    the fallback code of each type, unmarked. (A package name never counts: the decisions fixture's `lending/`.)
+    playlist_load's result is seen only at run time."""
     written = _returned_calls(tmp_path, MEDIA_SERVER, MEDIA_REPLIES)
     assert written == [
         'return rb.invalid("MCP-SYS-I-001", data={}, message="name required")  # reply-audit: default-code',
@@ -612,6 +620,9 @@ def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
         'return rb.success("MCP-SYS-S-001", data={"pong": True})',
         'return rb.invalid("MCP-SYS-I-001", data={}, message="url required")',
         'return rb.success("MCP-SYS-S-001", data={"cover": url})']
+    # a result seen only at run time says nothing of itself: its failure takes the only I code of the area named
+    assert '    return _reply_from_legacy(result, rb.success, "WA-VIS-S-001", rb.invalid, "WA-VIS-I-001")\n' in \
+        (tmp_path / "server.py").read_text()
 
 
 def test_mark_fallback_keeps_the_marker_on_sites_that_name_no_domain(tmp_path):

@@ -256,14 +256,17 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     # its generic one (the lowest number of the one layer there that is not the fallback code's)
     named_codes = [code for score, code, why in scored if any(w.startswith("the name says") for w in why)]
     by_area = Counter(profile.parse_code(code).area for code in named_codes)
-    generic = _generic_code(named_codes, fallback, profile) if len(by_area) == 1 and letter in sole_types else None
+    # a return that says nothing of itself (no message, no legacy code: a result seen only at run time, a bare
+    # flag) leaves the area as the only evidence, as the types whose dicts say little do
+    sole = letter in sole_types or not (said or legacy_code)
+    generic = _generic_code(named_codes, fallback, profile) if len(by_area) == 1 and sole else None
     ranked = []
     for score, code, why in scored:
         area = profile.parse_code(code).area
         if by_area.get(area) == 1 and code in named_codes:
             score += area_weight / 2
             why = [*why, f"the only {letter} code of area {area}"]
-            if len(by_area) == 1 and letter in sole_types:   # the only area named that has codes of this type
+            if len(by_area) == 1 and sole:   # the only area named that has codes of this type
                 score += area_weight / 2
                 why = [*why, f"the only area named with {letter} codes"]
         elif code == generic:
