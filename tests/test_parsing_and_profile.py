@@ -154,3 +154,32 @@ def test_a_newer_fstring_inside_a_class_loses_only_its_method(profile):
             (11, 23, "lines 8-11 (Actions.shout) not read, this Python rejects line 11: f-string: expecting '}'")]
     else:
         assert facts.parser == "ast" and facts.skipped == []
+
+
+NEWER_MULTILINE_FSTRING_IN_A_CLASS = b'''class Engine:
+    def __init__(self, rb):
+        self.rb = rb
+
+    def compare(self, a, b):
+        if a > b:
+            log(
+        f"mismatch {
+            type(a)}.")
+        return True
+
+    def run(self):
+        return self.rb.success("WA-READ-S-001", {})
+'''
+
+
+def test_a_lost_method_names_the_file_line_the_error_was_detected_at(profile):
+    """A 3.12 f-string whose expression spans lines: an older Python's "(detected at line N)" counts from the
+    method alone; the report gives the file's line."""
+    facts = facts_for_source(NEWER_MULTILINE_FSTRING_IN_A_CLASS, "engine.py", profile)
+    assert [(c.method, c.line, c.function) for c in facts.calls] == [("success", 13, "Engine.run")]
+    if sys.version_info < (3, 12):
+        assert [s.message for s in facts.skipped] == [
+            "lines 5-10 (Engine.compare) not read, this Python rejects line 8: unterminated string literal "
+            "(detected at line 8)"]
+    else:
+        assert facts.skipped == []

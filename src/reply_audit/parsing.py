@@ -13,6 +13,7 @@ lines lost and the real line of the syntax error.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from .facts.model import ParseProblem
@@ -89,7 +90,11 @@ def _libcst_parse(source: bytes, path: str, problem: ParseProblem) -> Parsed:
         try:
             ast.parse(f"class _:\n{chunk}" if indent else chunk, filename=path)
         except SyntaxError as exc:
-            exc.lineno = (exc.lineno or 1) + first - 1 - (1 if indent else 0)
+            offset = first - 1 - (1 if indent else 0)
+            exc.lineno = (exc.lineno or 1) + offset
+            if exc.msg:   # "unterminated string literal (detected at line 44)" counts from the chunk, too
+                exc.msg = re.sub(r"\(detected at line (\d+)\)",
+                                 lambda m: f"(detected at line {int(m.group(1)) + offset})", exc.msg)
             return exc
         except (ValueError, RecursionError, MemoryError) as exc:
             return SyntaxError(_problem(exc).message, (path, first, 1, ""))
