@@ -115,7 +115,7 @@ def _score(a: Site, b: Site) -> float:
     parts = []
     if a.keys or b.keys:
         parts.append(len(a.keys & b.keys) / len(a.keys | b.keys))
-    if a.words or b.words:
+    if a.words and b.words:   # a message only one side has (one a migration added) says nothing either way
         parts.append(len(a.words & b.words) / len(a.words | b.words))
     return sum(parts) / len(parts) if parts else 0.0
 

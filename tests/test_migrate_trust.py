@@ -470,6 +470,34 @@ def test_a_failure_is_denied_invalid_or_error_by_what_it_says(tmp_path):
         'return rb.success("MCP-SYS-S-001", data={"rows": rows})']
 
 
+def test_a_narrow_except_on_a_value_the_caller_passed_is_invalid_on_a_computed_one_an_error(tmp_path):
+    """`wanted = tags or "all"; parts = wanted.split(",")`: parts is still the caller's input, so its ValueError
+    is Invalid; `json.dumps(render(payload))` works on what the system computed: its TypeError is an Error."""
+    server = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_tag(tags: str, payload: str) -> dict:
+    wanted = tags or "all"
+    parts = wanted.split(",")
+    try:
+        kinds = [Kind(p) for p in parts]
+    except ValueError as exc:
+        return {"error": f"bad tag: {exc}"}
+    result = render(payload, kinds)
+    try:
+        text = json.dumps(result)
+    except TypeError:
+        return {"error": "result not serializable"}
+    return {"text": text}
+'''
+    assert _returned_calls(tmp_path, server, DECISION_REPLIES) == [
+        'return rb.invalid("MCP-SYS-I-001", data={}, message=f"bad tag: {exc}")',
+        'return rb.error("MCP-SYS-E-001", data={}, message="result not serializable")',
+        'return rb.success("MCP-SYS-S-001", data={"text": text})']
+
+
 def test_a_bad_pattern_is_one_line(tmp_path):
     write_tree(tmp_path, {"pyproject.toml": "[tool.reply-audit.migrate.dict_returns]\ndenied_patterns = ['(']\n"})
     done = cli("migrate", tmp_path)
@@ -580,6 +608,16 @@ def fetch_cover(url: str) -> dict:
 def playlist_load(name: str) -> dict:
     result = load(name)
     return result
+
+
+@mcp.tool()
+@mcp_safe_tool
+def db_vacuum() -> dict:
+    if not vacuum():
+        return {"error": "vacuum timed out"}
+    if not archive():
+        return {"error": "the visibility index timed out"}
+    return {"done": True}
 '''
 MEDIA_REPLIES = '''class Reply:
     pass
@@ -600,6 +638,9 @@ class Codes:
     WA_DB_I_002 = ReplyCode("WA-DB-I-002", "DB_QUERY_INVALID", "Invalid query or bad table")
     MCP_DB_S_001 = ReplyCode("MCP-DB-S-001", "DB_OP_OK", "System-owned database operation complete")
     MCP_DB_S_002 = ReplyCode("MCP-DB-S-002", "DB_PREVIEW_OK", "System-owned database preview complete")
+    MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "SYS_CRASH", "Unexpected exception")
+    WA_DB_E_001 = ReplyCode("WA-DB-E-001", "DB_ERROR", "Database failure")
+    WA_VIS_E_001 = ReplyCode("WA-VIS-E-001", "SHELF_ERROR", "Shelf failure")
 '''
 
 
@@ -610,7 +651,9 @@ def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
     lowest number of the layer that is not the fallback's (WA-DB-S-001, not MCP-DB-S-001), and "No table
     provided" means required input is missing (DB_INPUT_MISSING). library_ping and fetch_cover name no area:
     the fallback code of each type, unmarked. (A package name never counts: the decisions fixture's `lending/`.)
-    playlist_load's result is seen only at run time."""
+    playlist_load's result is seen only at run time. db_vacuum: an Error whose message names no area takes the
+    only E code of the area the name names (quiet_area_types); one whose message names another area (VIS) is
+    left to a human."""
     written = _returned_calls(tmp_path, MEDIA_SERVER, MEDIA_REPLIES)
     assert written == [
         'return rb.invalid("MCP-SYS-I-001", data={}, message="name required")  # reply-audit: default-code',
@@ -619,7 +662,11 @@ def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
         'return rb.success("WA-DB-S-001", data={"rows": 3})',
         'return rb.success("MCP-SYS-S-001", data={"pong": True})',
         'return rb.invalid("MCP-SYS-I-001", data={}, message="url required")',
-        'return rb.success("MCP-SYS-S-001", data={"cover": url})']
+        'return rb.success("MCP-SYS-S-001", data={"cover": url})',
+        'return rb.error("WA-DB-E-001", data={}, message="vacuum timed out")',
+        'return rb.error("MCP-SYS-E-001", data={}, message="the visibility index timed out")  '
+        '# reply-audit: default-code',
+        'return rb.success("WA-DB-S-001", data={"done": True})']
     # a result seen only at run time says nothing of itself: its failure takes the only I code of the area named
     assert '    return _reply_from_legacy(result, rb.success, "WA-VIS-S-001", rb.invalid, "WA-VIS-I-001")\n' in \
         (tmp_path / "server.py").read_text()
@@ -637,6 +684,7 @@ def test_mark_fallback_keeps_the_marker_on_sites_that_name_no_domain(tmp_path):
 
 @pytest.mark.parametrize("table,message", [
     ("mark_fallback = 1", "[migrate.codes] mark_fallback must be true or false"),
+    ("quiet_area_types = 'E'", "[migrate.codes] quiet_area_types must be a list of type letters"),
     ("concepts = 3", "[migrate.codes.concepts] must be a table"),
     ("concepts = {missing = 'x'}", "[migrate.codes.concepts] 'missing' must be a list of regular expressions"),
     ("concepts = {missing = ['(']}", "[migrate.codes.concepts] 'missing': '(' is not a regular expression "

@@ -573,6 +573,9 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
     for area, words in codes.get("area_words", {}).items():
         if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
             raise UserError(f"{origin}: [migrate.codes.area_words] {area} must be a list of strings")
+    for key in ("sole_area_types", "quiet_area_types"):
+        if key in codes and (not isinstance(codes[key], list) or not all(isinstance(t, str) for t in codes[key])):
+            raise UserError(f"{origin}: [migrate.codes] {key} must be a list of type letters")
     if "mark_fallback" in codes and not isinstance(codes["mark_fallback"], bool):
         raise UserError(f"{origin}: [migrate.codes] mark_fallback must be true or false")
     concepts = codes.get("concepts", {})

@@ -182,6 +182,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     usage_weight = float(settings.get("usage_weight", 0.5))
     threshold = float(settings.get("threshold", 2.0))
     sole_types = set(settings.get("sole_area_types", ["S", "D"]))
+    quiet_types = set(settings.get("quiet_area_types", ["E"]))
     margin = float(settings.get("margin", 0.25))
     index: CodeIndex = ctx.code_index
     named = set(words(f"{handler['name']} {handler['path'].rsplit('.', 1)[0]}", shortest=2))
@@ -205,8 +206,11 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
     own_words = index.area_vocabulary(area_of)   # words only one area's registry entries use
     own_name = set(words(handler["name"], shortest=2))
+    told_areas = {a for a in {*area_words, *described}
+                  if (said - named) & (area_words.get(a, set()) | described.get(a, set()))}   # areas the message names
     scored: list[tuple[float, str, list[str]]] = []
     specific: set[str] = set()   # codes with evidence about this site's domain, not only shared words
+    spoken: set[str] = set()     # codes the return's own message or legacy code points to
     for code in sorted(ctx.canonical):
         parts = profile.parse_code(code)
         if parts is None or parts.type != letter or not profile.code_compliant(code) \
@@ -235,6 +239,8 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
             why.append(f"the message (with the name) spells its message key {index.key_names[code]}")
         if len(why) > 0:
             specific.add(code)
+        if told or len(why) > (1 if hit or registry_hit else 0):
+            spoken.add(code)   # the return's own words (message, legacy code) point to this code or its area
         similarity, shared = index.similarity(said | meant, code)
         if similarity > 0:
             score += text_weight * similarity
@@ -244,7 +250,8 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
             score += usage_weight
             why.append("already used in this " + ("handler" if site in used else "module"))
             specific.add(code)
-        elif code in siblings:
+        elif code in siblings and (not told_areas or parts.area in told_areas):
+            # (not when this return's own message names another area: "the visibility index timed out")
             score += usage_weight
             why.append("chosen by evidence for another return of this handler")
             specific.add(code)
@@ -258,7 +265,9 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     by_area = Counter(profile.parse_code(code).area for code in named_codes)
     # a return that says nothing of itself (no message, no legacy code: a result seen only at run time, a bare
     # flag) leaves the area as the only evidence, as the types whose dicts say little do
-    sole = letter in sole_types or not (said or legacy_code)
+    # and so does one of quiet_area_types whose message names no area and spells no key ("timeout" in `exec_run`)
+    quiet = not spoken and not told_areas
+    sole = letter in sole_types or not (said or legacy_code) or (letter in quiet_types and quiet)
     generic = _generic_code(named_codes, fallback, profile) if len(by_area) == 1 and sole else None
     ranked = []
     for score, code, why in scored:

@@ -377,6 +377,50 @@ def _assigned_names(body: list[ast.stmt]) -> set[str]:
     return out
 
 
+def _passes_on(value: ast.AST, known: set[str]) -> bool:
+    """Is VALUE one of the KNOWN names passed on as it is, or a view of it (`x`, `x or DEFAULT`, `a if c else x`,
+    `x[0]`, `x.strip()`, `[x, y]`)? A call that computes something from it (`run(x)`) is not: its result is the
+    system's work, not the caller's input."""
+    if isinstance(value, ast.Name):
+        return value.id in known
+    if isinstance(value, ast.BoolOp):
+        return any(_passes_on(v, known) for v in value.values)
+    if isinstance(value, ast.IfExp):
+        return _passes_on(value.body, known) or _passes_on(value.orelse, known)
+    if isinstance(value, (ast.Subscript, ast.Starred)):
+        return _passes_on(value.value, known)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        return _passes_on(value.func.value, known)
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return any(_passes_on(v, known) for v in value.elts)
+    return False
+
+
+def _derived_from(params: set[str], body: list[ast.stmt]) -> set[str]:
+    """The local names of a function body assigned (`x = …`, `x: T = …`, `for x in …`) one of PARAMS, or of the
+    names so found, passed on as it is (`_passes_on`), in the function's own scope."""
+    steps: list[tuple[list[str], ast.AST]] = []
+    for stmt in _iter_block(body):
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign):
+                steps.append(([t.id for t in node.targets if isinstance(t, ast.Name)], node.value))
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+                steps.append(([node.target.id], node.value))
+            elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
+                steps.append(([node.target.id], node.iter))
+    known, derived = set(params), set()
+    changed = True
+    while changed:
+        changed = False
+        for names, value in steps:
+            fresh = [n for n in names if n not in known]
+            if fresh and _passes_on(value, known):
+                known.update(fresh)
+                derived.update(fresh)
+                changed = True
+    return derived
+
+
 def _except_kind(handler: ast.ExceptHandler) -> str:
     if handler.type is None:
         return "bare"
@@ -458,6 +502,7 @@ class FactsExtractor:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.registries = RegistryReader(profile)
+        self._derived_cache: dict[int, tuple[ast.AST, set[str]]] = {}   # function -> locals computed from params
         self.builders = BuilderReader(profile)
         self.methods = profile.all_builder_methods
         self.receiver_names = frozenset(profile.builder_list("receiver_names"))
@@ -1232,10 +1277,15 @@ class FactsExtractor:
             return set()
         return {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
 
-    @classmethod
-    def _reads_params(cls, body: list[ast.stmt], ctx: _Ctx) -> bool:
-        """Does BODY (a try block) read a parameter of the function (`int(limit)`)?"""
-        params = cls._params(ctx)
+    def _reads_params(self, body: list[ast.stmt], ctx: _Ctx) -> bool:
+        """Does BODY (a try block) read a parameter of the function (`int(limit)`), or a local computed from one
+        (`ops = operations or DEFAULT` ... `Operation(op) for op in ops`)?"""
+        params = self._params(ctx)
+        if params and ctx.function is not None:
+            key = id(ctx.function)
+            if key not in self._derived_cache:   # (the entry keeps the node alive, so its id stays its own)
+                self._derived_cache[key] = (ctx.function, _derived_from(params, ctx.function.body))
+            params = params | self._derived_cache[key][1]
         return bool(params) and any(isinstance(n, ast.Name) and n.id in params and isinstance(n.ctx, ast.Load)
                                     for stmt in body for n in ast.walk(stmt))
 
