@@ -9,7 +9,8 @@ Both trees are read with `ast`. In every function defined in both, each returned
 reference in the same function, by the literal keys of its data (less success flags and message keys, which a
 migration drops or keeps at will) and the words and interpolated expressions of its message (one-to-one, best
 pairs first, a pair needs half its evidence in common; never by type or code). Returns OURS classifies at run time (a call to
-the run-time classifier) are counted apart: they have no type until the code runs. Printed: matched sites,
+the run-time classifier) are counted apart: they have no type until the code runs; their Success code is
+compared with the Success codes the reference writes in the same function. Printed: matched sites,
 reply-type and code agreement, builder calls that carry the default-code marker, and every disagreement.
 """
 
@@ -34,7 +35,7 @@ class Site:
     function: str
     line: int
     type: str            # S | I | D | E, or "runtime"
-    code: str | None
+    code: str | None     # for a run-time site, the Success code it was given
     keys: frozenset[str]
     words: frozenset[str]
     marked: bool = False
@@ -104,7 +105,9 @@ def sites(root: Path, globs: list[str], methods: dict[str, str], helper: str,
                         words = frozenset(w for k, v in zip(data.keys, data.values)
                                           if isinstance(k, ast.Constant) and k.value in ("error", "message", "reason")
                                           for w in _tokens(v))
-                    found.append(Site(rel, fn.name, node.lineno, "runtime", None, keys - ignored, words,
+                    success = call.args[2].value if len(call.args) > 2 and isinstance(call.args[2], ast.Constant) \
+                        else None
+                    found.append(Site(rel, fn.name, node.lineno, "runtime", success, keys - ignored, words,
                                       MARKER in end))
             if found:
                 out.setdefault((rel, fn.name), []).extend(found)
@@ -156,7 +159,14 @@ def compare(ours_root: Path, ref_root: Path, globs: list[str]) -> dict:
     disagreements = [{"path": a.path, "function": a.function, "line": a.line, "ours": [a.type, a.code],
                       "reference": [b.type, b.code], "reference_line": b.line}
                      for a, b in static if (a.type, a.code) != (b.type, b.code)]
+    # a result classified at run time (`_reply_from_legacy(result, rb.success, S, …)`) against the Success codes
+    # the reference writes in the same function: the reference usually splits it into one call per outcome
+    runtime = [(s, {t.code for t in theirs.get(key, []) if t.type == "S" and t.code})
+               for key, group in sorted(ours.items()) for s in group if s.type == "runtime"]
+    runtime = [(s, codes) for s, codes in runtime if codes]
     return {
+        "run-time sites whose Success code the reference writes in the same function":
+            f"{sum(s.code in codes for s, codes in runtime)}/{len(runtime)}",
         "matched sites": len(pairs),
         "matched sites classified at run time": len(pairs) - len(static),
         "type agrees": f"{sum(a.type == b.type for a, b in static)}/{len(static)}",
