@@ -798,3 +798,28 @@ def test_an_older_classifier_without_refused_is_never_passed_it(tmp_path):
     written = _handler_returns(tmp_path, POLICY_SERVER.replace("\n\n@mcp.tool()", older + "\n\n@mcp.tool()", 1))
     assert written[1] == ('return _reply_from_legacy(result, rb.success, "MCP-SYS-S-001", rb.invalid, '
                           '"MCP-SYS-I-001")')
+
+
+def test_a_plural_in_the_name_names_the_area_of_its_singular(tmp_path):
+    """`users_show` names area USER (`users` -> `user`): its Success is the only S code of USER, not the fallback."""
+    replies = '''class Reply:
+    pass
+
+
+class Codes:
+    MCP_SYS_S_001 = "MCP-SYS-S-001"
+    MCP_SYS_I_001 = "MCP-SYS-I-001"
+    WA_USER_S_001 = "WA-USER-S-001"
+'''
+    server = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def users_show() -> dict:
+    return {"rows": []}
+'''
+    setup = SETUP + '[tool.reply-audit.areas]\nUSER = "User accounts"\nSYS = "Fallback system semantics"\n'
+    write_tree(tmp_path, {"server.py": server, "safety.py": SAFETY, "replies.py": replies, "pyproject.toml": setup})
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    assert '    return rb.success("WA-USER-S-001", data={"rows": []})\n' in (tmp_path / "server.py").read_text()

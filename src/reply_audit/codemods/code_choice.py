@@ -185,7 +185,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     quiet_types = set(settings.get("quiet_area_types", ["E"]))
     margin = float(settings.get("margin", 0.25))
     index: CodeIndex = ctx.code_index
-    named = set(words(f"{handler['name']} {handler['path'].rsplit('.', 1)[0]}", shortest=2))
+    named = _with_singulars(words(f"{handler['name']} {handler['path'].rsplit('.', 1)[0]}", shortest=2))
     area_words = {area: {w.lower() for w in ws} for area, ws in settings.get("area_words", {}).items()}
     described = {area: set(index.words(str(text))) for area, text in profile.section("areas").items()}
     said: set[str] = set()
@@ -205,7 +205,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     site = f"{handler['path']}::{handler['name']}"
     area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
     own_words = index.area_vocabulary(area_of)   # words only one area's registry entries use
-    own_name = set(words(handler["name"], shortest=2))
+    own_name = _with_singulars(words(handler["name"], shortest=2))
     told_areas = {a for a in {*area_words, *described}
                   if (said - named) & (area_words.get(a, set()) | described.get(a, set()))}   # areas the message names
     scored: list[tuple[float, str, list[str]]] = []
@@ -298,6 +298,12 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
             f"codes, so the site gets the fallback code of its type ([migrate.dict_returns]); {undecided}",),
             top, by_default=True)
     return CodeChoice(None, "low", (undecided,), top)
+
+
+def _with_singulars(found: list[str]) -> set[str]:
+    """FOUND, plus the singular of each plural-looking word (`users` -> `user`, `logs` -> `log`), so that a name
+    in the plural still names an AREA or a registry word in the singular."""
+    return set(found) | {w[:-1] for w in found if len(w) > 3 and w.endswith("s") and not w.endswith("ss")}
 
 
 def _fallback(letter: str, ctx) -> str | None:
