@@ -405,7 +405,8 @@ DICT_TREE = {"builder.py": BUILDER.replace("def __init__(self):", "def __init__(
     ('{"success": True}', 'rb.success("MCP-SYS-S-001", data={})'),
     ('{"n": 1, "success": True}', 'rb.success("MCP-SYS-S-001", data={"n": 1})'),
     ('{"success": True, "n": 1,}', 'rb.success("MCP-SYS-S-001", data={"n": 1,})'),
-    ("{'ok': False, 'error': 'no'}", "rb.invalid('MCP-SYS-I-001', data={'error': 'no'})"),
+    # a failure with no sign of its kind: Invalid by default, so its fallback code waits for a human with it
+    ("{'ok': False, 'error': 'no'}", "rb.invalid('MCP-SYS-I-001', data={'error': 'no'})  # reply-audit: default-code"),
     ('{"error": None, "rows": []}', 'rb.success("MCP-SYS-S-001", data={"error": None, "rows": []})'),
     ("dict(success=True)", 'rb.success("MCP-SYS-S-001", data=dict())'),
     ("dict(rows=[], ok=True)", 'rb.success("MCP-SYS-S-001", data=dict(rows=[]))'),
@@ -417,7 +418,7 @@ def test_dict_shapes(tmp_path, returned, expected):
     assert cli("migrate", tmp_path, "--apply", "--select", "dict-returns").exit_code == 0
     lines = (tmp_path / "server.py").read_text().splitlines()
     assert lines[5:] == ["@mcp_safe_tool", "def h(base):", '    rb = ReplyBuilder(tool="h")',
-                         f"    return {expected}"]   # h names no domain: the fallback code, unmarked
+                         f"    return {expected}"]   # h names no domain: the fallback code
 
 
 @pytest.mark.parametrize("returned,reason", [

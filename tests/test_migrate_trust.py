@@ -456,14 +456,17 @@ def test_a_failure_is_denied_invalid_or_error_by_what_it_says(tmp_path):
     """Refusals by policy are Denied from the layer that owns D, with the registered D code whose AREA the
     handler's name says (the only D code of the only area named: written unmarked); bad input caught narrowly
     is Invalid; the system failing is Error; "Allowed modes" is not a refusal. The registry has no S, I or E code
-    of any area the names or messages mention: each of those gets the fallback code of its type, unmarked."""
+    of any area the names or messages mention: each gets the fallback code of its type, unmarked where a sign
+    decided the type (a Success, an Invalid on a parameter, "not running" an Error); a failure whose type is the
+    classifier's default ("Allowed modes") keeps the marker: its type and code wait for a human together."""
     written = _returned_calls(tmp_path, DECISION_SERVER, DECISION_REPLIES)
+    marker = "  # reply-audit: default-code"
     assert written == [
         'return rb.denied("EN-WRITE-D-001", data={"allowed": False, "error": reason})',
         'return rb.denied("EN-WRITE-D-001", data={"decision": "DENY", "path": path})',
         'return rb.success("MCP-SYS-S-001", data={"path": path})',   # no area with S codes named: the fallback
         'return rb.denied("EN-DB-D-001", data={}, message="Only SELECT queries allowed")',
-        'return rb.invalid("MCP-SYS-I-001", data={}, message="Allowed modes: fast, slow")',
+        'return rb.invalid("MCP-SYS-I-001", data={}, message="Allowed modes: fast, slow")' + marker,
         'return rb.invalid("MCP-SYS-I-001", data={}, message=f"limit is not a number: {limit}")',
         'return rb.error("MCP-SYS-E-001", data={}, message=str(exc))',   # a broad except: except_to_error's code
         'return rb.error("MCP-SYS-E-001", data={}, message="Daemon not running")',
@@ -471,31 +474,37 @@ def test_a_failure_is_denied_invalid_or_error_by_what_it_says(tmp_path):
 
 
 def test_a_narrow_except_on_a_value_the_caller_passed_is_invalid_on_a_computed_one_an_error(tmp_path):
-    """`wanted = tags or "all"; parts = wanted.split(",")`: parts is still the caller's input, so its ValueError
-    is Invalid; `json.dumps(render(payload))` works on what the system computed: its TypeError is an Error."""
+    """`parts = tags.split(",")` is still the caller's input: its ValueError is Invalid. `payload or DEFAULT` may
+    be the system's own value, and `fetch_price(...)` is the system's work on the caller's value: their
+    ValueErrors are Errors. No area is named: each gets its type's fallback code."""
     server = '''from safety import ReplyBuilder, mcp_safe_tool
 
 
 @mcp.tool()
 @mcp_safe_tool
 def notes_tag(tags: str, payload: str) -> dict:
-    wanted = tags or "all"
-    parts = wanted.split(",")
+    parts = tags.split(",")
     try:
         kinds = [Kind(p) for p in parts]
     except ValueError as exc:
         return {"error": f"bad tag: {exc}"}
-    result = render(payload, kinds)
+    source = payload or DEFAULT_PAYLOAD
     try:
-        text = json.dumps(result)
-    except TypeError:
-        return {"error": "result not serializable"}
-    return {"text": text}
+        body = json.loads(source)
+    except ValueError:
+        return {"error": "payload is corrupt"}
+    try:
+        price = float(fetch_price(parts[0]))
+    except ValueError:
+        return {"error": "backend returned a bad price"}
+    return {"kinds": kinds, "body": body, "price": price}
 '''
+    marker = "  # reply-audit: default-code"
     assert _returned_calls(tmp_path, server, DECISION_REPLIES) == [
         'return rb.invalid("MCP-SYS-I-001", data={}, message=f"bad tag: {exc}")',
-        'return rb.error("MCP-SYS-E-001", data={}, message="result not serializable")',
-        'return rb.success("MCP-SYS-S-001", data={"text": text})']
+        'return rb.error("MCP-SYS-E-001", data={}, message="payload is corrupt")',
+        'return rb.error("MCP-SYS-E-001", data={}, message="backend returned a bad price")',
+        'return rb.success("MCP-SYS-S-001", data={"kinds": kinds, "body": body, "price": price})']
 
 
 def test_a_bad_pattern_is_one_line(tmp_path):
@@ -618,6 +627,12 @@ def db_vacuum() -> dict:
     if not archive():
         return {"error": "the visibility index timed out"}
     return {"done": True}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def track_count() -> dict:
+    return {"n": 1}
 '''
 MEDIA_REPLIES = '''class Reply:
     pass
@@ -631,32 +646,35 @@ class ReplyCode:
 class Codes:
     MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "SYS_OP_OK", "System operation complete")
     MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", "INPUT_INVALID", "Tool input validation failed")
-    WA_VIS_S_001 = ReplyCode("WA-VIS-S-001", "SHELF_OK", "Shelf or playlist operation complete")
-    WA_VIS_I_001 = ReplyCode("WA-VIS-I-001", "SHELF_EMPTY", "No shelf selected")
+    MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "SYS_CRASH", "Unexpected exception")
+    WA_VIS_S_001 = ReplyCode("WA-VIS-S-001", "PLAYLIST_SAVED", "Shelf or playlist saved")
+    WA_VIS_I_001 = ReplyCode("WA-VIS-I-001", "PLAYLIST_EMPTY", "No track on the shelf")
+    WA_VIS_E_001 = ReplyCode("WA-VIS-E-001", "SHELF_ERROR", "Shelf failure")
     WA_DB_S_001 = ReplyCode("WA-DB-S-001", "DB_OP_OK", "Database operation complete")
     WA_DB_I_001 = ReplyCode("WA-DB-I-001", "DB_INPUT_MISSING", "Required database input missing")
     WA_DB_I_002 = ReplyCode("WA-DB-I-002", "DB_QUERY_INVALID", "Invalid query or bad table")
+    WA_DB_E_001 = ReplyCode("WA-DB-E-001", "DB_ERROR", "Database failure")
     MCP_DB_S_001 = ReplyCode("MCP-DB-S-001", "DB_OP_OK", "System-owned database operation complete")
     MCP_DB_S_002 = ReplyCode("MCP-DB-S-002", "DB_PREVIEW_OK", "System-owned database preview complete")
-    MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "SYS_CRASH", "Unexpected exception")
-    WA_DB_E_001 = ReplyCode("WA-DB-E-001", "DB_ERROR", "Database failure")
-    WA_VIS_E_001 = ReplyCode("WA-VIS-E-001", "SHELF_ERROR", "Shelf failure")
 '''
 
 
 def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
-    """playlist_show: `playlist` is a word only area VIS's registry entries use, so the name names VIS (its only S
-    code), and "name required" there is no database input (a concept's words never spell a message key): VIS is
-    named with two I codes, so it stays marked. db_rows: DB has S codes in two layers; the generic one is the
-    lowest number of the layer that is not the fallback's (WA-DB-S-001, not MCP-DB-S-001), and "No table
-    provided" means required input is missing (DB_INPUT_MISSING). library_ping and fetch_cover name no area:
-    the fallback code of each type, unmarked. (A package name never counts: the decisions fixture's `lending/`.)
-    playlist_load's result is seen only at run time. db_vacuum: an Error whose message names no area takes the
-    only E code of the area the name names (quiet_area_types); one whose message names another area (VIS) is
-    left to a human."""
+    """playlist_show: `playlist` is a word of message keys only area VIS has, so the name names VIS: its
+    Success is VIS's only S code; "name required" there is no database input (a concept's words never spell a
+    message key), and VIS has an I code whose text is not generic: marked. db_rows: DB has S codes in two
+    layers; the generic one (a text of only its area and generic words, in the one layer that is not the
+    fallback's) is WA-DB-S-001; "No table provided" means required input is missing (DB_INPUT_MISSING).
+    library_ping, fetch_cover and track_count name no area (`track` is in a description only, no message key):
+    the fallback code of each type, unmarked; "url required" shares one word with DB_INPUT_MISSING's text, too
+    little to read like it. playlist_load's result is seen only at run time: its Success is VIS's only S code,
+    its failure's code is marked (PLAYLIST_EMPTY is no generic text). db_vacuum: an Error whose message names
+    no area takes the generic E code of the area the name names (quiet_area_types); one whose message names
+    another area (VIS) is left to a human."""
     written = _returned_calls(tmp_path, MEDIA_SERVER, MEDIA_REPLIES)
+    marker = "  # reply-audit: default-code"
     assert written == [
-        'return rb.invalid("MCP-SYS-I-001", data={}, message="name required")  # reply-audit: default-code',
+        'return rb.invalid("MCP-SYS-I-001", data={}, message="name required")' + marker,
         'return rb.success("WA-VIS-S-001", data={"tracks": []})',
         'return rb.invalid("WA-DB-I-001", data={}, message="No table provided")',
         'return rb.success("WA-DB-S-001", data={"rows": 3})',
@@ -664,12 +682,11 @@ def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
         'return rb.invalid("MCP-SYS-I-001", data={}, message="url required")',
         'return rb.success("MCP-SYS-S-001", data={"cover": url})',
         'return rb.error("WA-DB-E-001", data={}, message="vacuum timed out")',
-        'return rb.error("MCP-SYS-E-001", data={}, message="the visibility index timed out")  '
-        '# reply-audit: default-code',
-        'return rb.success("WA-DB-S-001", data={"done": True})']
-    # a result seen only at run time says nothing of itself: its failure takes the only I code of the area named
-    assert '    return _reply_from_legacy(result, rb.success, "WA-VIS-S-001", rb.invalid, "WA-VIS-I-001")\n' in \
-        (tmp_path / "server.py").read_text()
+        'return rb.error("MCP-SYS-E-001", data={}, message="the visibility index timed out")' + marker,
+        'return rb.success("WA-DB-S-001", data={"done": True})',
+        'return rb.success("MCP-SYS-S-001", data={"n": 1})']
+    assert '    return _reply_from_legacy(result, rb.success, "WA-VIS-S-001", rb.invalid, "MCP-SYS-I-001")' + marker \
+        + "\n" in (tmp_path / "server.py").read_text()
 
 
 def test_mark_fallback_keeps_the_marker_on_sites_that_name_no_domain(tmp_path):
@@ -684,7 +701,15 @@ def test_mark_fallback_keeps_the_marker_on_sites_that_name_no_domain(tmp_path):
 
 @pytest.mark.parametrize("table,message", [
     ("mark_fallback = 1", "[migrate.codes] mark_fallback must be true or false"),
-    ("quiet_area_types = 'E'", "[migrate.codes] quiet_area_types must be a list of type letters"),
+    ("quiet_area_types = 'E'", "[migrate.codes] quiet_area_types must be a list of type letters (of ['S', 'I', "
+                               "'D', 'E'])"),
+    ("sole_area_types = ['Success']", "[migrate.codes] sole_area_types must be a list of type letters (of ['S', "
+                                      "'I', 'D', 'E'])"),
+    ("key_weight = 'x'", "[migrate.codes] key_weight must be a number"),
+    ("usage_weight = true", "[migrate.codes] usage_weight must be a number"),
+    ("stop_words = 'the'", "[migrate.codes] stop_words must be a list of strings"),
+    ("concepts = {all = ['']}", "[migrate.codes.concepts] 'all': an empty pattern matches every message"),
+    ("layer_words = {CT = 'contract'}", "[migrate.codes.layer_words] CT must be a list of strings"),
     ("concepts = 3", "[migrate.codes.concepts] must be a table"),
     ("concepts = {missing = 'x'}", "[migrate.codes.concepts] 'missing' must be a list of regular expressions"),
     ("concepts = {missing = ['(']}", "[migrate.codes.concepts] 'missing': '(' is not a regular expression "
@@ -787,8 +812,9 @@ def test_a_handler_that_speaks_policy_gives_its_run_time_results_the_denied_meth
     assert _handler_returns(tmp_path, POLICY_SERVER) == [
         'return rb.denied("EN-WRITE-D-001", data={"allowed": False}, message="system files are read-only")',
         'return _reply_from_legacy(result, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001", '
-        'refused=rb.denied, refused_code="EN-WRITE-D-001")',
-        'return _reply_from_legacy(result, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")']
+        'refused=rb.denied, refused_code="EN-WRITE-D-001")  # reply-audit: default-code',
+        'return _reply_from_legacy(result, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")  '
+        '# reply-audit: default-code']   # a failure seen only at run time: its type is a guess, so is its code
 
 
 def test_an_older_classifier_without_refused_is_never_passed_it(tmp_path):
@@ -797,7 +823,7 @@ def test_an_older_classifier_without_refused_is_never_passed_it(tmp_path):
              '    return success(success_code, data=result)\n')
     written = _handler_returns(tmp_path, POLICY_SERVER.replace("\n\n@mcp.tool()", older + "\n\n@mcp.tool()", 1))
     assert written[1] == ('return _reply_from_legacy(result, rb.success, "MCP-SYS-S-001", rb.invalid, '
-                          '"MCP-SYS-I-001")')
+                          '"MCP-SYS-I-001")  # reply-audit: default-code')
 
 
 def test_a_plural_in_the_name_names_the_area_of_its_singular(tmp_path):

@@ -35,6 +35,7 @@ class Verdict:
     signals: tuple[str, ...] = ()
     confidence: str = MEDIUM       # high | medium | low
     alternative: str | None = None  # the type the evidence also allows (an empty state: S)
+    default: bool = False          # the letter is the classifier's default (a failure with no sign of its kind)
 
     @property
     def skipped(self) -> str | None:
@@ -106,6 +107,15 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
                 failing.append(f"{key!r} is {texts[key]!r} (failure_values)")
         elif key in values and values[key] == "other":
             unknown.append(key)
+    flagged = [r for r in refusals if r.endswith("(denied_flags)")]
+    if flagged and len(flagged) == len(refusals):
+        # a bare refusal flag is the dict's shape for any failure: a text saying the request named what does not
+        # exist is the caller's mistake, not a policy (`{"allowed": False, "error": "Path not found: …"}`)
+        invalid = _match(_setting(profile, "invalid_patterns"), _said(ret, profile))
+        if invalid:
+            refusals = []
+            failing.append(f"{flagged[0].split(' ', 1)[0]} is False, but its text matches {invalid!r} "
+                           "(invalid_patterns): the request, not a policy")
     failing += refusals
     if (failing or kinds == {"false"}) and not refusals:
         # a failure that carries a policy decision other than an allowing one is that policy refusing
@@ -163,7 +173,7 @@ def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: 
     empty = empty_state(function, ret.get("guards") or [], _said(ret, profile, extra=False), profile)
     if empty:
         return Verdict("failure", "I", signals + (empty,), LOW, alternative="S")
-    return Verdict("failure", "I", signals + ("a failure outside an except",), MEDIUM)
+    return Verdict("failure", "I", signals + ("a failure outside an except",), MEDIUM, default=True)
 
 
 def classify_dict(ret: dict[str, Any], function: str, profile: Profile) -> Verdict:
@@ -206,13 +216,24 @@ def _read_path(function: str, guards: list[str], profile: Profile) -> str | None
 
 
 def precondition(guards: list[str], message: str | None, profile: Profile) -> str | None:
-    """The word ([classify] precondition_words) naming a missing resource or credential in the innermost test or
-    the message (`if not dev_token`, "No database connection"), or None: such a failure is a precondition the
-    request could not meet, never an empty result."""
-    text = f"{guards[-1] if guards else ''} {message or ''}"
-    said = set(re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ").lower().split())
-    said = {w.strip(".,:;!?()[]'\"`") for w in said}
-    return next((w for w in _classify(profile, "precondition_words") if w.lower() in said), None)
+    """The word ([classify] precondition_words) naming the missing resource or credential itself, or None: the
+    name the innermost test finds empty (`if not dev_token`, `if launcher_db is None`), or what the message says
+    is missing ("No database connection", "launcher database not found"). Such a failure is a precondition the
+    request could not meet, never an empty result; a word merely mentioned ("No rows in that db table": the rows
+    are missing, not the database) is no precondition."""
+    def spaced(text: str) -> str:
+        return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ").lower()
+
+    guard = guards[-1] if guards else ""
+    tested = spaced(guard) if re.match(r"^\s*not\s|.*\bis None\b|.*==\s*(None|0|''|\"\")", guard) else ""
+    said = spaced(message or "")
+    for word in _classify(profile, "precondition_words"):
+        w = re.escape(word.lower())
+        if re.search(rf"\b{w}\b", tested) or re.search(
+                rf"\bno\s+(?:\w+\s+)?{w}\b|\b{w}\s+(?:\w+\s+)?(?:is\s+|was\s+)?(?:not\b|missing\b|unavailable\b)",
+                said):
+            return word
+    return None
 
 
 def empty_state(function: str, guards: list[str], message: str | None, profile: Profile) -> str | None:

@@ -35,7 +35,7 @@ PYPROJECT_TABLE = ("tool", "reply-audit")
 OPEN_TABLES = frozenset({
     "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods", "builder.functions",
     "rules.severity", "migrate.remap", "result.values", "result.ranges", "result.helpers", "compliance.levels",
-    "migrate.codes.area_words", "migrate.codes.concepts",
+    "migrate.codes.area_words", "migrate.codes.concepts", "migrate.codes.layer_words",
 })
 # Keys of [tool.reply-audit] that are not profile keys.
 META_KEYS = frozenset({"profile", "extends"})
@@ -556,9 +556,10 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
         raise UserError(f"{origin}: [migrate] wrapper = {wrapper!r} must be one of {list(WRAPPER_BEHAVIOURS)}")
     _expect(migrate.get("dict_returns", {}), "migrate.dict_returns", origin,
             lists=("success_flags", "error_keys", "status_keys", "failure_values", "message_keys", "denied_flags",
-                   "decision_keys", "denied_values", "denied_patterns", "input_exceptions", "error_patterns"),
+                   "decision_keys", "denied_values", "denied_patterns", "input_exceptions", "error_patterns",
+                   "invalid_patterns"),
             strings=("legacy_code_key", "helper", "denied_code"))
-    for key in ("denied_patterns", "error_patterns"):
+    for key in ("denied_patterns", "error_patterns", "invalid_patterns"):
         for pattern in migrate.get("dict_returns", {}).get(key, []):
             try:
                 re.compile(pattern)
@@ -567,15 +568,22 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
                                 f"({exc})") from None
     codes = migrate.get("codes", {})
     _expect(codes, "migrate.codes", origin, tables=("area_words",))
-    for key in ("area_weight", "text_weight", "threshold", "margin"):
+    for key in ("area_weight", "text_weight", "legacy_weight", "key_weight", "usage_weight", "threshold", "margin"):
         if key in codes and (isinstance(codes[key], bool) or not isinstance(codes[key], (int, float))):
             raise UserError(f"{origin}: [migrate.codes] {key} must be a number")
-    for area, words in codes.get("area_words", {}).items():
-        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
-            raise UserError(f"{origin}: [migrate.codes.area_words] {area} must be a list of strings")
+    for key in ("stop_words", "generic_words"):
+        if key in codes and (not isinstance(codes[key], list) or not all(isinstance(w, str) for w in codes[key])):
+            raise UserError(f"{origin}: [migrate.codes] {key} must be a list of strings")
+    for table in ("area_words", "layer_words"):
+        if not isinstance(codes.get(table, {}), dict):
+            raise UserError(f"{origin}: [migrate.codes.{table}] must be a table")
+        for name, words in codes.get(table, {}).items():
+            if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+                raise UserError(f"{origin}: [migrate.codes.{table}] {name} must be a list of strings")
     for key in ("sole_area_types", "quiet_area_types"):
-        if key in codes and (not isinstance(codes[key], list) or not all(isinstance(t, str) for t in codes[key])):
-            raise UserError(f"{origin}: [migrate.codes] {key} must be a list of type letters")
+        if key in codes and (not isinstance(codes[key], list) or not all(isinstance(t, str) for t in codes[key])
+                             or letters and not set(codes[key]) <= set(letters)):
+            raise UserError(f"{origin}: [migrate.codes] {key} must be a list of type letters (of {letters})")
     if "mark_fallback" in codes and not isinstance(codes["mark_fallback"], bool):
         raise UserError(f"{origin}: [migrate.codes] mark_fallback must be true or false")
     concepts = codes.get("concepts", {})
@@ -585,6 +593,9 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
         if not isinstance(patterns, list) or not all(isinstance(x, str) for x in patterns):
             raise UserError(f"{origin}: [migrate.codes.concepts] {phrase!r} must be a list of regular expressions")
         for pattern in patterns:
+            if not pattern:
+                raise UserError(f"{origin}: [migrate.codes.concepts] {phrase!r}: an empty pattern matches every "
+                                "message")
             try:
                 re.compile(pattern)
             except re.error as exc:

@@ -60,6 +60,7 @@ class CodeChoice:
     evidence: tuple[str, ...] = ()
     candidates: tuple[str, ...] = ()
     by_default: bool = False                  # the profile's code for the situation, not evidence about this site
+    fallback: bool = False                    # the fallback code of a site that names no domain
 
 
 @dataclass
@@ -104,16 +105,17 @@ class CodeIndex:
         return [w for w in words(text) if w not in self.stop_words]
 
     def area_vocabulary(self, area_of: dict[str, str]) -> dict[str, set[str]]:
-        """AREA -> the words of the registry's own entries (message keys and descriptions, not the codebase's
-        messages) that the codes of that area alone use: `playset` in "Visibility/playset operation complete"
-        and nowhere else names area VIS. AREA_OF: code -> its AREA."""
+        """AREA -> the words of the registry's message keys (its identifiers, not its descriptions' ordinary
+        words such as `record` or `number`) that the codes of that area alone use: `playset` in NO_PLAYSET and
+        PLAYSET_NOT_FOUND, and nowhere else, names area VIS. AREA_OF: code -> its AREA."""
         key = tuple(sorted(area_of.items()))
         if self._vocabulary_key != key:
             used_by: dict[str, set[str]] = {}
-            for code, ws in self.registry.items():
+            for code, ws in self.keys.items():
                 if code in area_of:
                     for w in ws:
-                        used_by.setdefault(w, set()).add(area_of[code])
+                        if len(w) >= 4:
+                            used_by.setdefault(w, set()).add(area_of[code])
             vocabulary: dict[str, set[str]] = {}
             for w, areas in used_by.items():
                 if len(areas) == 1:
@@ -206,8 +208,9 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
     own_words = index.area_vocabulary(area_of)   # words only one area's registry entries use
     own_name = _with_singulars(words(handler["name"], shortest=2))
+    own_say = (said | legacy) - named   # what the return itself says: its message and its legacy code (`LOAN_MAX`)
     told_areas = {a for a in {*area_words, *described}
-                  if (said - named) & (area_words.get(a, set()) | described.get(a, set()))}   # areas the message names
+                  if own_say & ({a.lower()} | area_words.get(a, set()) | described.get(a, set()))}
     scored: list[tuple[float, str, list[str]]] = []
     specific: set[str] = set()   # codes with evidence about this site's domain, not only shared words
     spoken: set[str] = set()     # codes the return's own message or legacy code points to
@@ -267,12 +270,31 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     # flag) leaves the area as the only evidence, as the types whose dicts say little do
     # and so does one of quiet_area_types whose message names no area and spells no key ("timeout" in `exec_run`)
     quiet = not spoken and not told_areas
-    sole = letter in sole_types or not (said or legacy_code) or (letter in quiet_types and quiet)
-    generic = _generic_code(named_codes, fallback, profile) if len(by_area) == 1 and sole else None
+    # the types whose dicts say little take the only code of the area named, whatever it says; a return of
+    # another type that says nothing (or a quiet Error) takes it only when its registry text is generic
+    # (`EXEC_ERROR` "Command execution failed", not `LOAN_STORE_DOWN` "Loan store unavailable")
+    extended = letter not in sole_types and (not (said or legacy_code) or (letter in quiet_types and quiet))
+    sole = letter in sole_types or extended
+    generic_words = {w.lower() for w in settings.get("generic_words", [])}
+
+    def plain(code: str) -> bool:
+        return _is_generic(code, index, profile, area_words, generic_words)
+
+    generic = _generic_code([c for c in named_codes if plain(c)], fallback, profile) \
+        if len(by_area) == 1 and sole else None
+    # a handler whose own name names a LAYER ([migrate.codes.layer_words]: `contract` names CT) is decided by that
+    # layer: another layer's code gets no such bonus (EN-GATE-S-001, "precondition passed", is no contract's reply)
+    layer_words = {layer: {w.lower() for w in ws} for layer, ws in settings.get("layer_words", {}).items()}
+    named_layers = {layer for layer, ws in layer_words.items() if own_name & ws}
+    if not named_layers & {profile.parse_code(code).layer for score, code, why in scored}:
+        named_layers = set()   # that layer emits no code of this type (spec 000: only EN denies): it decides nothing
     ranked = []
     for score, code, why in scored:
         area = profile.parse_code(code).area
-        if by_area.get(area) == 1 and code in named_codes:
+        if named_layers and profile.parse_code(code).layer not in named_layers:
+            if code in named_codes and (by_area.get(area) == 1 or code == generic):
+                why = [*why, f"not decided by area alone: the name names layer {', '.join(sorted(named_layers))}"]
+        elif by_area.get(area) == 1 and code in named_codes and (not extended or plain(code)):
             score += area_weight / 2
             why = [*why, f"the only {letter} code of area {area}"]
             if len(by_area) == 1 and sole:   # the only area named that has codes of this type
@@ -292,12 +314,43 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
         return CodeChoice(code, sure, (f"score {best:.2f}, {ahead:.2f} ahead of the next", *why), top)
     undecided = (f"no clear winner: best {best:.2f} ({code}), {ahead:.2f} ahead; threshold {threshold}, "
                  f"margin {margin}")
-    if fallback and not specific and not settings.get("mark_fallback", False):
+    domain = _domain_named(letter, named, own_name, own_say, area_words, described, own_words, profile, ctx,
+                           fallback)
+    # a registered code of the type (writable or not) whose own text says much of what the message says: no
+    # fallback either ("Borrower already holds too many items" reads like LOAN_LIMIT_REACHED)
+    close = next((c for c in sorted(ctx.canonical) if (p := profile.parse_code(c)) is not None and p.type == letter
+                  and c != fallback and (found := index.similarity(said, c))[0] >= 0.25 and len(found[1]) >= 2),
+                 None)
+    if fallback and not specific and not domain and not close and not settings.get("mark_fallback", False):
         return CodeChoice(fallback, "medium", (
-            f"no domain named: neither the names, the message nor a legacy code point to an area with {letter} "
-            f"codes, so the site gets the fallback code of its type ([migrate.dict_returns]); {undecided}",),
-            top, by_default=True)
+            f"no domain named: neither the names, the message nor a legacy code point to any area but the "
+            f"fallback's, and no registered text says what the message says, so the site gets the fallback code "
+            f"of its type ([migrate.dict_returns]); {undecided}",), top, by_default=True, fallback=True)
+    if domain:
+        undecided += f"; {domain}"
+    elif close:
+        undecided += f"; the message reads like {close}'s registry text"
     return CodeChoice(None, "low", (undecided,), top)
+
+
+def _domain_named(letter: str, named: set[str], own_name: set[str], told: set[str], area_words: dict[str, set[str]],
+                  described: dict[str, set[str]], own_words: dict[str, set[str]], profile, ctx,
+                  fallback: str | None) -> str:
+    """Which area with registered codes of type LETTER, other than the fallback code's, the names or the message
+    point to ('' when none), whether or not the ranking may write its codes (`git` names GIT, whose codes the
+    spec's AREA list lacks; "no active contract to close" names CLOSE): the site concerns a domain the registry
+    answers, so it is no fallback's, even when no candidate could be written."""
+    parts = profile.parse_code(fallback) if fallback else None
+    areas = {p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area and p.type == letter}
+    for area in sorted(areas - {parts.area if parts is not None else None}):
+        lower = area.lower()
+        in_name = sorted((named & ({lower} | area_words.get(area, set()))) | (own_name & own_words.get(area, set())))
+        if in_name:
+            return f"the name says {in_name[0]!r}: area {area}, so no fallback"
+        in_message = sorted(told & ({lower} | area_words.get(area, set()) | described.get(area, set())))
+        if in_message:
+            return f"the message says {in_message[0]!r}: area {area}, so no fallback"
+    return ""
 
 
 def _with_singulars(found: list[str]) -> set[str]:
@@ -318,10 +371,22 @@ def _fallback(letter: str, ctx) -> str | None:
     return code
 
 
+def _is_generic(code: str, index: CodeIndex, profile, area_words: dict[str, set[str]],
+                generic_words: set[str]) -> bool:
+    """Does CODE's registry text (message key and description) say nothing but its AREA and generic words
+    ([migrate.codes] generic_words: ok, complete, error, failed …)? `DB_OP_OK` "Database operation complete" does;
+    `BOOK_ADDED` "Book added to the catalogue" and `LOAN_LIMIT_REACHED` do not."""
+    area = (profile.parse_code(code).area or "").lower()
+    own = area_words.get(area.upper(), set()) | {area}
+    said = index.registry.get(code, [])
+    return bool(said) and all(w in generic_words or w in own or (area and w.startswith(area)) for w in said)
+
+
 def _generic_code(codes: list[str], fallback: str | None, profile) -> str | None:
-    """Of CODES (one area, one type), the generic one: the lowest number of the single layer that is not the
-    fallback code's; None when no fallback is known, or when two other layers have codes there."""
-    if not fallback or len(codes) < 2:
+    """Of CODES (one area, one type, each with a generic registry text), the generic one: the lowest number of
+    the single layer that is not the fallback code's; None when no fallback is known, or when two other layers
+    have codes there."""
+    if not fallback or not codes:
         return None
     other = [c for c in codes if profile.parse_code(c).layer != profile.parse_code(fallback).layer]
     if len({profile.parse_code(c).layer for c in other}) != 1:

@@ -41,7 +41,7 @@ from ..facts.registries import last_name
 from ..facts.signatures import is_dict_annotation
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from ..scan import DEFAULT_CODE, marker_comment
-from ..meaning import Verdict, classify_dict, failure_verdict
+from ..meaning import LOW, Verdict, classify_dict, failure_verdict
 from .base import Edit, Refused, Skip, Target
 from .code_choice import CodeChoice, legacy_type, rank
 from .decisions import RUNTIME, Choice, Decision, fingerprint, mapping_choice
@@ -507,6 +507,13 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
                                          f"code waits for the review; the ranking chose {found.code}",
                                          *found.evidence), found.candidates or (found.code,))
         code = placeholder
+    elif found.fallback and letter != "S" and (verdict.default or verdict.confidence == LOW) \
+            and not (choice is not None and choice.reviewed):
+        # a failure's fallback stands only on a failure type some sign decided: where the type is the classifier's
+        # default, the type and the code wait for a human together ("Rate limit exceeded" is no sure Invalid)
+        found = CodeChoice(None, "low", (f"the fallback {found.code} stands only on a failure type a sign "
+                                         f"decided; this {letter} is the classifier's default", *found.evidence),
+                           found.candidates)
     rename: tuple[tuple[str, str], ...] = ()
     if from_own:
         drop += (code_key,)
@@ -637,7 +644,8 @@ def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: s
         if isinstance(picked, Skip):
             return picked
         code, found, _ = picked
-        marker = marker or found.code is None
+        # a result seen only at run time: its failure's type is a guess, so a fallback failure code is marked
+        marker = marker or found.code is None or (method == fail and found.fallback)
         codes.append(code)
         picks.append(found)
     refused = None

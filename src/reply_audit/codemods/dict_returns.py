@@ -80,7 +80,8 @@ class DictReturnsCodemod(Codemod):
            "which classifies the result at run time by the same keys. The code is the dict's own (or mapped) code, "
            "else the handler's [tools.HANDLER] entry in a mapping file, else the registered code the evidence "
            "chooses ([migrate.codes], docs/migrate.md); a site whose names and message point to no area gets "
-           "the fallback code of its type (the profile's default, unmarked); where the evidence names a domain "
+           "the fallback code of its type (the profile's default, unmarked where a sign decided the type); where the "
+           "evidence names a domain "
            "but no clear winner, the profile's default is written marked `# reply-audit: default-code` (RA310). "
            "The handler also gets the safety decorator if it lacks it, the builder's construction ([migrate] "
            "builder_setup, checked against the constructor's required parameters: a call that would raise is "
@@ -176,12 +177,13 @@ def notes_stats() -> Reply:
     rb = ReplyBuilder(tool="notes_stats")
     stats = {"count": len(NOTES)}
     stats["largest"] = max(NOTES, default=None)
-    return _reply_from_legacy(stats, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")
+    return _reply_from_legacy(stats, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")  # reply-audit: default-code
 '''},
         note="the wrapper turns raw results into Errors, so each handler is wrapped and converted in one edit; the "
              "legacy code NOTES-Q-I-001 maps to WA-RES-I-001; a broad except's Error takes [migrate.except_to_error] "
-             "code; a search's Success the only Success code of READ; a dict built in a variable is classified at run time, "
-             "and notes_stats names no domain: the fallback codes of their types, unmarked",
+             "code; a search's Success the only Success code of READ; a dict built in a variable is classified at run time: "
+             "notes_stats names no domain, so it gets the fallback codes, marked because the failure's type is "
+             "known only at run time",
     ), Example(
         before={"replies.py": _REPLY, "safety.py": _SAFETY,
                 "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_imports = ["from safety import ReplyBuilder"]\n',

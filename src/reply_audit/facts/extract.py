@@ -213,12 +213,14 @@ def _has_unknown_keys(value: ast.expr | None) -> bool:
 
 def _texts(value: ast.expr | None) -> dict[str, str]:
     """For a returned `{...}` or `dict(...)`: each literal key whose value is a short literal string (or an
-    f-string's literal words)."""
+    f-string's literal words), also as the last operand of an `or`."""
     found = _dict_pairs(value)
     out = {}
     for k, v in (found[0] if found else []):
         if k is None:
             continue
+        if isinstance(v, ast.BoolOp) and isinstance(v.op, ast.Or):   # `err.message or f"Path not found: {p}"`:
+            v = v.values[-1]                                         # the words it falls back to
         if isinstance(v, ast.Constant) and isinstance(v.value, str) and len(v.value) <= 200:
             out[k] = v.value
         elif isinstance(v, ast.JoinedStr):   # an f-string: its literal words, with … where values go
@@ -378,15 +380,11 @@ def _assigned_names(body: list[ast.stmt]) -> set[str]:
 
 
 def _passes_on(value: ast.AST, known: set[str]) -> bool:
-    """Is VALUE one of the KNOWN names passed on as it is, or a view of it (`x`, `x or DEFAULT`, `a if c else x`,
-    `x[0]`, `x.strip()`, `[x, y]`)? A call that computes something from it (`run(x)`) is not: its result is the
-    system's work, not the caller's input."""
+    """Is VALUE one of the KNOWN names passed on as it is, or a view of it (`x`, `x[0]`, `x.strip()`, `[x, y]`)?
+    A call that computes something from it (`run(x)`) is not: its result is the system's work; nor is `x or
+    DEFAULT`, which may be the system's own value."""
     if isinstance(value, ast.Name):
         return value.id in known
-    if isinstance(value, ast.BoolOp):
-        return any(_passes_on(v, known) for v in value.values)
-    if isinstance(value, ast.IfExp):
-        return _passes_on(value.body, known) or _passes_on(value.orelse, known)
     if isinstance(value, (ast.Subscript, ast.Starred)):
         return _passes_on(value.value, known)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
@@ -394,6 +392,23 @@ def _passes_on(value: ast.AST, known: set[str]) -> bool:
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
         return any(_passes_on(v, known) for v in value.elts)
     return False
+
+
+def _reads_directly(node: ast.AST, names: set[str], inside_call: bool = False) -> bool:
+    """Does NODE read one of NAMES other than as an argument of a plain function call (`int(limit)` and
+    `Kind(tag)` read it; `fetch_price(item)` hands it to the system, whose failure is not the caller's)? Builtins
+    and classes (a capitalised name) convert the value itself; any other named function does work of its own."""
+    if isinstance(node, ast.Name):
+        return node.id in names and isinstance(node.ctx, ast.Load) and not inside_call
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not (
+            node.func.id in _BUILTIN_NAMES or node.func.id[:1].isupper()):
+        return any(_reads_directly(a, names, True) for a in (*node.args, *(k.value for k in node.keywords)))
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        return False
+    return any(_reads_directly(child, names, inside_call) for child in ast.iter_child_nodes(node))
+
+
+_BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
 def _derived_from(params: set[str], body: list[ast.stmt]) -> set[str]:
@@ -1286,8 +1301,7 @@ class FactsExtractor:
             if key not in self._derived_cache:   # (the entry keeps the node alive, so its id stays its own)
                 self._derived_cache[key] = (ctx.function, _derived_from(params, ctx.function.body))
             params = params | self._derived_cache[key][1]
-        return bool(params) and any(isinstance(n, ast.Name) and n.id in params and isinstance(n.ctx, ast.Load)
-                                    for stmt in body for n in ast.walk(stmt))
+        return bool(params) and any(_reads_directly(stmt, params) for stmt in body)
 
     @classmethod
     def _cites_params(cls, node: ast.AST | None, ctx: _Ctx) -> bool:
