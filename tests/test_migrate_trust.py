@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import textwrap
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -849,3 +851,135 @@ def users_show() -> dict:
     write_tree(tmp_path, {"server.py": server, "safety.py": SAFETY, "replies.py": replies, "pyproject.toml": setup})
     assert cli("migrate", tmp_path, "--apply").exit_code == 0
     assert '    return rb.success("WA-USER-S-001", data={"rows": []})\n' in (tmp_path / "server.py").read_text()
+
+
+LENDING = Path(__file__).parent / "fixtures" / "decisions"
+HOSTILE_LENDING = '''from lending.replies import ReplyBuilder
+from lending.safety import mcp_safe_tool
+
+LOANS: dict[str, dict] = {}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def return_loan(loan_id: str) -> dict:
+    if not loan_id:
+        return {"success": False}
+    return {"success": True}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def record_visit(card: str) -> dict:
+    return {"card": card}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def reserve(card: str) -> dict:
+    if card in LOANS:
+        return {"success": False, "code": "LOAN_MAX", "error": "Too many items held"}
+    if len(card) > 9:
+        return {"success": False, "error": "Borrower already holds too many items"}
+    return {"success": True}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def renew_loan(loan_id: str) -> dict:
+    if not send_reminder(loan_id):
+        return {"success": False, "error": "Reminder e-mail relay timed out"}
+    return {"success": True}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def contract_close(contract_id: str) -> dict:
+    return {"closed": contract_id}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def fetch_shelf(path: str) -> dict:
+    if not find(path):
+        return {"allowed": False, "error": f"Path not found: {path}"}
+    return {"shelf": path}
+'''
+
+
+def test_what_a_hostile_review_found_stays_marked_or_right(tmp_path):
+    """Each return here once got a wrong code without the marker. return_loan's bare failure: LOAN's only I codes
+    are specific (LOAN_LIMIT_REACHED, LOAN_UNKNOWN), so the area does not decide it. record_visit: `record` is a
+    description word ("Member record updated"), no message key: the fallback. reserve: a legacy code naming LOAN,
+    and a message reading like LOAN_LIMIT_REACHED: no fallback. renew_loan: LOAN_STORE_DOWN is no generic Error
+    text, so a timed-out relay is not the loan store's. contract_close: this registry has no contract code at
+    all, so the fallback. fetch_shelf: `allowed: False` with "Path not found" is Invalid, not Denied."""
+    shutil.copytree(LENDING, tmp_path / "tree")
+    root = tmp_path / "tree"
+    (root / "lending" / "server.py").write_text(HOSTILE_LENDING)
+    (root / "member_admin.mapping.toml").unlink()
+    assert cli("migrate", root, "--apply").exit_code == 0
+    marker = "  # reply-audit: default-code"
+    assert [line.strip() for line in (root / "lending" / "server.py").read_text().splitlines()
+            if line.strip().startswith("return rb.")] == [
+        'return rb.invalid("MCP-SYS-I-001", data={})' + marker,
+        'return rb.success("WA-LOAN-S-001", data={})',
+        'return rb.success("MCP-SYS-S-001", data={"card": card})',
+        'return rb.invalid("MCP-SYS-I-001", data={"legacy_code": "LOAN_MAX"}, message="Too many items held")' + marker,
+        'return rb.invalid("MCP-SYS-I-001", data={}, message="Borrower already holds too many items")' + marker,
+        'return rb.success("MCP-SYS-S-001", data={})',
+        'return rb.error("MCP-SYS-E-001", data={}, message="Reminder e-mail relay timed out")' + marker,
+        'return rb.success("WA-LOAN-S-001", data={})',
+        'return rb.success("MCP-SYS-S-001", data={"closed": contract_id})',
+        'return rb.invalid("MCP-SYS-I-001", data={"allowed": False}, message=f"Path not found: {path}")',
+        'return rb.success("MCP-SYS-S-001", data={"shelf": path})']
+
+
+@pytest.mark.parametrize("guards,message,word", [
+    (["not api_token"], None, "token"),
+    (["launcher_db is None"], None, "db"),
+    ([], "No database connection", "database"),
+    ([], "CK3 launcher database not found", "database"),
+    ([], "No rows in that db table", None),      # the rows are missing, not the database
+    (["x > 3"], "the token expired", None),
+])
+def test_a_precondition_is_what_is_missing_not_a_word_mentioned(guards, message, word):
+    from reply_audit.meaning import precondition
+
+    assert precondition(guards, message, load_profile("canonical")) == word
+
+
+def test_a_handler_that_names_a_layer_is_not_given_another_layers_code_on_the_area_alone(tmp_path):
+    """`contract` names area GATE (area_words) and layer CT (layer_words): GATE's only Success code is EN's
+    ("precondition check passed"), which is no contract's reply (spec 000: CT-GATE-S-*), so it stays marked;
+    a Denied is EN's whatever the name says (only EN denies), so the contract's refusal gets EN-GATE-D-001."""
+    replies = '''class Reply:
+    pass
+
+
+class ReplyCode:
+    def __init__(self, code, key, text):
+        self.code = code
+
+
+class Codes:
+    MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "SYS_OP_OK", "System operation complete")
+    MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", "INPUT_INVALID", "Tool input validation failed")
+    EN_GATE_S_001 = ReplyCode("EN-GATE-S-001", "GATE_OK", "Precondition check passed")
+    EN_GATE_D_001 = ReplyCode("EN-GATE-D-001", "GATE_DENIED", "Precondition not met (governance)")
+    CT_VAL_S_001 = ReplyCode("CT-VAL-S-001", "TERMS_VALID", "Terms validation passed")
+'''
+    server = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def contract_close(contract_id: str) -> dict:
+    if contract_id.startswith("x"):
+        return {"allowed": False, "error": "not authorized by the capability matrix"}
+    return {"closed": contract_id}
+'''
+    assert _returned_calls(tmp_path, server, replies) == [
+        'return rb.denied("EN-GATE-D-001", data={"allowed": False}, message="not authorized by the capability '
+        'matrix")',
+        'return rb.success("MCP-SYS-S-001", data={"closed": contract_id})  # reply-audit: default-code']
