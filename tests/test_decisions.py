@@ -274,6 +274,12 @@ def _ret(values: dict, texts: dict | None = None, guards: list | None = None, **
     (_ret({"error": "str"}, {"error": "nope"}, in_except=True, except_kind="narrow",
           except_types=["OSError"]), "failure", "E", "caught by a narrow except (OSError)"),
     (_ret({"rows": "other"}), "success", "S", "no flag, error key or failing status: a result"),
+    (_ret({"error": "str"}, {"error": "Launcher repair not yet implemented"}), "failure", "E",
+     "its text matches '\\\\bnot (yet )?implemented\\\\b' (error_patterns)"),   # a 501: the system lacks it
+    (_ret({"allowed": "false", "error": "text"}, {"error": "Path not found: …"}), "failure", "I",
+     "a failure outside an except"),   # after "'allowed' is False, but its text matches … (invalid_patterns)"
+    (_ret({"allowed": "false", "error": "text"}, {"error": "Token required: …"}), "refused", "D",
+     "'allowed' is False (denied_flags)"),
 ])
 def test_the_classifier_says_which_signal_decided(ret, outcome, letter, last):
     from reply_audit.meaning import classify_dict
