@@ -518,6 +518,24 @@ def test_a_bad_pattern_is_one_line(tmp_path):
 
 
 # ------------------------------------------------------------------------------- which code it gets
+def _registry(entries: str) -> str:
+    """A replies.py whose `Codes` class holds ENTRIES (`NAME = ReplyCode("CODE", "KEY", "text")` lines)."""
+    return REGISTRY_HEAD + textwrap.indent(textwrap.dedent(entries).strip() + "\n", "    ")
+
+
+REGISTRY_HEAD = '''class Reply:
+    pass
+
+
+class ReplyCode:
+    def __init__(self, code, key, text):
+        self.code = code
+
+
+class Codes:
+'''
+
+
 CODES_SERVER = '''from safety import ReplyBuilder, mcp_safe_tool
 
 
@@ -544,26 +562,17 @@ def db_stats(table: str) -> dict:
 def notes_tidy() -> dict:
     return {"removed": 0}
 '''
-CODES_REPLIES = '''class Reply:
-    pass
-
-
-class ReplyCode:
-    def __init__(self, code, key, text):
-        self.code = code
-
-
-class Codes:
-    MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "DONE", "Done")
-    MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", "BAD_REQUEST", "Bad request")
-    MCP_SYS_I_002 = ReplyCode("MCP-SYS-I-002", "COMMAND_UNKNOWN", "Unknown command for tool")
-    MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "SYS_CRASH", "System failure")
-    WA_RES_I_001 = ReplyCode("WA-RES-I-001", "PATH_NOT_FOUND", "Path not found")
-    WA_RES_I_002 = ReplyCode("WA-RES-I-002", "NOTE_NOT_FOUND", "Note not found in the store")
-    WA_READ_S_001 = ReplyCode("WA-READ-S-001", "READ_OK", "Read complete")
-    WA_DB_S_001 = ReplyCode("WA-DB-S-001", "DB_OK", "Database operation complete")
-    WA_DB_I_001 = ReplyCode("WA-DB-I-001", "DB_INPUT_MISSING", "Required database input missing")
-'''
+CODES_REPLIES = _registry('''
+MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "DONE", "Done")
+MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", "BAD_REQUEST", "Bad request")
+MCP_SYS_I_002 = ReplyCode("MCP-SYS-I-002", "COMMAND_UNKNOWN", "Unknown command for tool")
+MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "SYS_CRASH", "System failure")
+WA_RES_I_001 = ReplyCode("WA-RES-I-001", "PATH_NOT_FOUND", "Path not found")
+WA_RES_I_002 = ReplyCode("WA-RES-I-002", "NOTE_NOT_FOUND", "Note not found in the store")
+WA_READ_S_001 = ReplyCode("WA-READ-S-001", "READ_OK", "Read complete")
+WA_DB_S_001 = ReplyCode("WA-DB-S-001", "DB_OK", "Database operation complete")
+WA_DB_I_001 = ReplyCode("WA-DB-I-001", "DB_INPUT_MISSING", "Required database input missing")
+''')
 
 
 def test_a_code_is_chosen_from_the_registry_only_when_the_evidence_is_clear(tmp_path):
@@ -636,29 +645,20 @@ def db_vacuum() -> dict:
 def track_count() -> dict:
     return {"n": 1}
 '''
-MEDIA_REPLIES = '''class Reply:
-    pass
-
-
-class ReplyCode:
-    def __init__(self, code, key, text):
-        self.code = code
-
-
-class Codes:
-    MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "SYS_OP_OK", "System operation complete")
-    MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", "INPUT_INVALID", "Tool input validation failed")
-    MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "SYS_CRASH", "Unexpected exception")
-    WA_VIS_S_001 = ReplyCode("WA-VIS-S-001", "PLAYLIST_SAVED", "Shelf or playlist saved")
-    WA_VIS_I_001 = ReplyCode("WA-VIS-I-001", "PLAYLIST_EMPTY", "No track on the shelf")
-    WA_VIS_E_001 = ReplyCode("WA-VIS-E-001", "SHELF_ERROR", "Shelf failure")
-    WA_DB_S_001 = ReplyCode("WA-DB-S-001", "DB_OP_OK", "Database operation complete")
-    WA_DB_I_001 = ReplyCode("WA-DB-I-001", "DB_INPUT_MISSING", "Required database input missing")
-    WA_DB_I_002 = ReplyCode("WA-DB-I-002", "DB_QUERY_INVALID", "Invalid query or bad table")
-    WA_DB_E_001 = ReplyCode("WA-DB-E-001", "DB_ERROR", "Database failure")
-    MCP_DB_S_001 = ReplyCode("MCP-DB-S-001", "DB_OP_OK", "System-owned database operation complete")
-    MCP_DB_S_002 = ReplyCode("MCP-DB-S-002", "DB_PREVIEW_OK", "System-owned database preview complete")
-'''
+MEDIA_REPLIES = _registry('''
+MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "SYS_OP_OK", "System operation complete")
+MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", "INPUT_INVALID", "Tool input validation failed")
+MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "SYS_CRASH", "Unexpected exception")
+WA_VIS_S_001 = ReplyCode("WA-VIS-S-001", "PLAYLIST_SAVED", "Shelf or playlist saved")
+WA_VIS_I_001 = ReplyCode("WA-VIS-I-001", "PLAYLIST_EMPTY", "No track on the shelf")
+WA_VIS_E_001 = ReplyCode("WA-VIS-E-001", "SHELF_ERROR", "Shelf failure")
+WA_DB_S_001 = ReplyCode("WA-DB-S-001", "DB_OP_OK", "Database operation complete")
+WA_DB_I_001 = ReplyCode("WA-DB-I-001", "DB_INPUT_MISSING", "Required database input missing")
+WA_DB_I_002 = ReplyCode("WA-DB-I-002", "DB_QUERY_INVALID", "Invalid query or bad table")
+WA_DB_E_001 = ReplyCode("WA-DB-E-001", "DB_ERROR", "Database failure")
+MCP_DB_S_001 = ReplyCode("MCP-DB-S-001", "DB_OP_OK", "System-owned database operation complete")
+MCP_DB_S_002 = ReplyCode("MCP-DB-S-002", "DB_PREVIEW_OK", "System-owned database preview complete")
+''')
 
 
 def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
@@ -953,22 +953,13 @@ def test_a_handler_that_names_a_layer_is_not_given_another_layers_code_on_the_ar
     """`contract` names area GATE (area_words) and layer CT (layer_words): GATE's only Success code is EN's
     ("precondition check passed"), which is no contract's reply (spec 000: CT-GATE-S-*), so it stays marked;
     a Denied is EN's whatever the name says (only EN denies), so the contract's refusal gets EN-GATE-D-001."""
-    replies = '''class Reply:
-    pass
-
-
-class ReplyCode:
-    def __init__(self, code, key, text):
-        self.code = code
-
-
-class Codes:
-    MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "SYS_OP_OK", "System operation complete")
-    MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", "INPUT_INVALID", "Tool input validation failed")
-    EN_GATE_S_001 = ReplyCode("EN-GATE-S-001", "GATE_OK", "Precondition check passed")
-    EN_GATE_D_001 = ReplyCode("EN-GATE-D-001", "GATE_DENIED", "Precondition not met (governance)")
-    CT_VAL_S_001 = ReplyCode("CT-VAL-S-001", "TERMS_VALID", "Terms validation passed")
-'''
+    replies = _registry('''
+MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "SYS_OP_OK", "System operation complete")
+MCP_SYS_I_001 = ReplyCode("MCP-SYS-I-001", "INPUT_INVALID", "Tool input validation failed")
+EN_GATE_S_001 = ReplyCode("EN-GATE-S-001", "GATE_OK", "Precondition check passed")
+EN_GATE_D_001 = ReplyCode("EN-GATE-D-001", "GATE_DENIED", "Precondition not met (governance)")
+CT_VAL_S_001 = ReplyCode("CT-VAL-S-001", "TERMS_VALID", "Terms validation passed")
+''')
     server = '''from safety import ReplyBuilder, mcp_safe_tool
 
 
