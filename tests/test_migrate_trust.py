@@ -476,9 +476,10 @@ def test_a_failure_is_denied_invalid_or_error_by_what_it_says(tmp_path):
 
 
 def test_a_narrow_except_on_a_value_the_caller_passed_is_invalid_on_a_computed_one_an_error(tmp_path):
-    """`parts = tags.split(",")` is still the caller's input: its ValueError is Invalid. `payload or DEFAULT` may
-    be the system's own value, and `fetch_price(...)` is the system's work on the caller's value: their
-    ValueErrors are Errors. No area is named: each gets its type's fallback code."""
+    """`parts = tags.split(",")` is still the caller's input: its ValueError is Invalid, with its type's fallback
+    code (no area named). `payload or DEFAULT` may be the system's own value, and `fetch_price(...)` is the
+    system's work on the caller's value: their ValueErrors may be either side's, so they are Errors of low
+    confidence (alternative Invalid), marked for a human."""
     server = '''from safety import ReplyBuilder, mcp_safe_tool
 
 
@@ -504,8 +505,8 @@ def notes_tag(tags: str, payload: str) -> dict:
     marker = "  # reply-audit: default-code"
     assert _returned_calls(tmp_path, server, DECISION_REPLIES) == [
         'return rb.invalid("MCP-SYS-I-001", data={}, message=f"bad tag: {exc}")',
-        'return rb.error("MCP-SYS-E-001", data={}, message="payload is corrupt")',
-        'return rb.error("MCP-SYS-E-001", data={}, message="backend returned a bad price")',
+        'return rb.error("MCP-SYS-E-001", data={}, message="payload is corrupt")' + marker,
+        'return rb.error("MCP-SYS-E-001", data={}, message="backend returned a bad price")' + marker,
         'return rb.success("MCP-SYS-S-001", data={"kinds": kinds, "body": body, "price": price})']
 
 
@@ -667,9 +668,10 @@ def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
     message key), and VIS has an I code whose text is not generic: marked. db_rows: DB has S codes in two
     layers; the generic one (a text of only its area and generic words, in the one layer that is not the
     fallback's) is WA-DB-S-001; "No table provided" means required input is missing (DB_INPUT_MISSING).
-    library_ping, fetch_cover and track_count name no area (`track` is in a description only, no message key):
-    the fallback code of each type, unmarked; "url required" shares one word with DB_INPUT_MISSING's text, too
-    little to read like it. playlist_load's result is seen only at run time: its Success is VIS's only S code,
+    library_ping and fetch_cover name no area: the fallback code of each type, unmarked; "url required" shares
+    one word with DB_INPUT_MISSING's text, too little to read like it. track_count: `track` is a word of one
+    description ("No track on the shelf"), no message key: too weak to choose VIS's code, enough to keep the
+    fallback from being written unmarked. playlist_load's result is seen only at run time: its Success is VIS's only S code,
     its failure's code is marked (PLAYLIST_EMPTY is no generic text). db_vacuum: an Error whose message names
     no area takes the generic E code of the area the name names (quiet_area_types); one whose message names
     another area (VIS) is left to a human."""
@@ -686,7 +688,7 @@ def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
         'return rb.error("WA-DB-E-001", data={}, message="vacuum timed out")',
         'return rb.error("MCP-SYS-E-001", data={}, message="the visibility index timed out")' + marker,
         'return rb.success("WA-DB-S-001", data={"done": True})',
-        'return rb.success("MCP-SYS-S-001", data={"n": 1})']
+        'return rb.success("MCP-SYS-S-001", data={"n": 1})' + marker]
     assert '    return _reply_from_legacy(result, rb.success, "WA-VIS-S-001", rb.invalid, "MCP-SYS-I-001")' + marker \
         + "\n" in (tmp_path / "server.py").read_text()
 
@@ -910,7 +912,7 @@ def fetch_shelf(path: str) -> dict:
 def test_what_a_hostile_review_found_stays_marked_or_right(tmp_path):
     """Each return here once got a wrong code without the marker. return_loan's bare failure: LOAN's only I codes
     are specific (LOAN_LIMIT_REACHED, LOAN_UNKNOWN), so the area does not decide it. record_visit: `record` is a
-    description word ("Member record updated"), no message key: the fallback. reserve: a legacy code naming LOAN,
+    description word ("Member record updated"), no message key: no code of MEMBER, and no unmarked fallback. reserve: a legacy code naming LOAN,
     and a message reading like LOAN_LIMIT_REACHED: no fallback. renew_loan: LOAN_STORE_DOWN is no generic Error
     text, so a timed-out relay is not the loan store's. contract_close: this registry has no contract code at
     all, so the fallback. fetch_shelf: `allowed: False` with "Path not found" is Invalid, not Denied."""
@@ -924,7 +926,7 @@ def test_what_a_hostile_review_found_stays_marked_or_right(tmp_path):
             if line.strip().startswith("return rb.")] == [
         'return rb.invalid("MCP-SYS-I-001", data={})' + marker,
         'return rb.success("WA-LOAN-S-001", data={})',
-        'return rb.success("MCP-SYS-S-001", data={"card": card})',
+        'return rb.success("MCP-SYS-S-001", data={"card": card})' + marker,
         'return rb.invalid("MCP-SYS-I-001", data={"legacy_code": "LOAN_MAX"}, message="Too many items held")' + marker,
         'return rb.invalid("MCP-SYS-I-001", data={}, message="Borrower already holds too many items")' + marker,
         'return rb.success("MCP-SYS-S-001", data={})',
@@ -938,7 +940,7 @@ def test_what_a_hostile_review_found_stays_marked_or_right(tmp_path):
 @pytest.mark.parametrize("guards,message,word", [
     (["not api_token"], None, "token"),
     (["launcher_db is None"], None, "db"),
-    ([], "No database connection", "database"),
+    ([], "No database connection", "connection"),
     ([], "CK3 launcher database not found", "database"),
     ([], "No rows in that db table", None),      # the rows are missing, not the database
     (["x > 3"], "the token expired", None),
@@ -974,3 +976,161 @@ def contract_close(contract_id: str) -> dict:
         'return rb.denied("EN-GATE-D-001", data={"allowed": False}, message="not authorized by the capability '
         'matrix")',
         'return rb.success("MCP-SYS-S-001", data={"closed": contract_id})  # reply-audit: default-code']
+
+
+SECOND_REVIEW_SERVER = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_write(user: str) -> dict:
+    if user not in ACL:
+        return {"allowed": False, "error": "unknown user may not write"}
+    if not policy.allows(user):
+        return {"allowed": False, "reason": policy.reason or "unknown reason"}
+    return {"success": True}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def db_pages(limit: str, amount: str, field: str, item: str) -> dict:
+    try:
+        rows = fetch_rows(int(limit))
+    except ValueError:
+        return {"error": "limit must be a number"}
+    try:
+        total = round(parse(amount), 2)
+    except ValueError:
+        return {"error": "bad amount"}
+    try:
+        ordered = sorted(ITEMS, key=lambda i: i[field])
+    except KeyError:
+        return {"error": "no such field"}
+    try:
+        price = float(client.fetch_price(item))
+    except ValueError:
+        return {"error": "backend returned a bad price"}
+    if disk_full():
+        return {"error": "Database disk is full"}
+    return {"rows": rows, "total": total, "ordered": ordered, "price": price}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def db_wait(timeout: int) -> dict:
+    if timeout <= 0:
+        return {"error": f"timeout must be positive, got {timeout}"}
+    return {"waited": timeout}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def db_tables_list(schema: str) -> dict:
+    db_tables = list_tables(schema)
+    if not db_tables:
+        return {"error": "No table in that schema"}
+    return {"tables": db_tables}
+'''
+
+
+def test_what_a_second_hostile_review_found(tmp_path):
+    """notes_write: "may not" and "unknown reason" are policy refusals (Denied), not requests naming what does
+    not exist (NOTE is no AREA of the profile, so the Denied code waits for a human). db_pages: `int(limit)`
+    inside `fetch_rows(...)` is still the caller's value (Invalid); `parse(amount)` and
+    `client.fetch_price(item)` are the system's work on it (Error of low confidence, marked); a KeyError from
+    `i[field]` is the caller asking for a field that is not there (Invalid); "Database disk is full" is Invalid
+    only by default, and DB_INPUT_MISSING's text does not confirm it: marked. db_wait: `if timeout <= 0`
+    checks the parameter itself, whatever "timeout" the text says (Invalid). db_tables_list: `if not db_tables`
+    misses tables, not the database: no precondition but an empty state (Success?), of low confidence,
+    marked."""
+    replies = MEDIA_REPLIES.replace("WA_VIS_S_001", 'EN_NOTE_D_001 = ReplyCode("EN-NOTE-D-001", "NOTE_REFUSED", '
+                                    '"Note refused by policy")\n    WA_VIS_S_001', 1)
+    marker = "  # reply-audit: default-code"
+    assert _returned_calls(tmp_path, SECOND_REVIEW_SERVER, replies) == [
+        'return rb.denied("EN-NOTE-D-001", data={"allowed": False}, message="unknown user may not write")' + marker,
+        'return rb.denied("EN-NOTE-D-001", data={"allowed": False}, message=str(policy.reason or "unknown '
+        'reason"))' + marker,
+        'return rb.success("MCP-SYS-S-001", data={})',
+        'return rb.invalid("MCP-SYS-I-001", data={}, message="limit must be a number")' + marker,
+        'return rb.error("MCP-SYS-E-001", data={}, message="bad amount")' + marker,
+        'return rb.invalid("MCP-SYS-I-001", data={}, message="no such field")' + marker,
+        'return rb.error("MCP-SYS-E-001", data={}, message="backend returned a bad price")' + marker,
+        'return rb.invalid("MCP-SYS-I-001", data={}, message="Database disk is full")' + marker,
+        'return rb.success("WA-DB-S-001", data={"rows": rows, "total": total, "ordered": ordered, "price": price})',
+        'return rb.invalid("MCP-SYS-I-001", data={}, message=f"timeout must be positive, got {timeout}")' + marker,
+        'return rb.success("WA-DB-S-001", data={"waited": timeout})',
+        'return rb.invalid("MCP-SYS-I-001", data={}, message="No table in that schema")' + marker,
+        'return rb.success("WA-DB-S-001", data={"tables": db_tables})']
+
+
+def test_generic_codes_and_area_subjects_are_what_the_registry_text_says(tmp_path):
+    """RESTORE_FAILED is no generic Error of RES (no prefix matching), nor DB_IN_USE of DB (`in use` says
+    something); LOG_ERROR is. `done` (a generic word) names no area: mark_done gets the fallback; `updated` (one
+    entry's word) chooses no code but keeps updated_since from an unmarked fallback; `playlist`, the subject of
+    two VIS keys, names VIS, whose two Success codes each say something else. resolve_path names RES, which has
+    no Success code here: the fallback for its Success."""
+    replies = _registry('''
+        MCP_SYS_S_001 = ReplyCode("MCP-SYS-S-001", "SYS_OP_OK", "System operation complete")
+        MCP_SYS_E_001 = ReplyCode("MCP-SYS-E-001", "SYS_CRASH", "Unexpected exception")
+        WA_RES_E_001 = ReplyCode("WA-RES-E-001", "RESTORE_FAILED", "Restore failed")
+        WA_DB_E_001 = ReplyCode("WA-DB-E-001", "DB_IN_USE", "Database in use")
+        WA_LOG_E_001 = ReplyCode("WA-LOG-E-001", "LOG_ERROR", "Log operation error")
+        WA_VIS_S_001 = ReplyCode("WA-VIS-S-001", "PLAYLIST_SAVED", "Playlist saved")
+        WA_VIS_S_002 = ReplyCode("WA-VIS-S-002", "PLAYLIST_DONE", "Playlist complete")
+        WA_CFG_S_001 = ReplyCode("WA-CFG-S-001", "MEMBER_UPDATED", "Member updated")
+    ''')
+    server = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def resolve_path(p: str) -> dict:
+    if not restore():
+        return {"error": "timed out"}
+    return {"p": p}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def db_backup() -> dict:
+    if not backup():
+        return {"error": "timed out"}
+    return {}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def log_tail() -> dict:
+    if not tail():
+        return {"error": "timed out"}
+    return {}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def mark_done() -> dict:
+    return {"n": 1}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def updated_since() -> dict:
+    return {"n": 1}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def playlist_count() -> dict:
+    return {"n": 2}
+'''
+    marker = "  # reply-audit: default-code"
+    assert _returned_calls(tmp_path, server, replies) == [
+        'return rb.error("MCP-SYS-E-001", data={}, message="timed out")' + marker,
+        'return rb.success("MCP-SYS-S-001", data={"p": p})',
+        'return rb.error("MCP-SYS-E-001", data={}, message="timed out")' + marker,
+        'return rb.success("MCP-SYS-S-001", data={})',
+        'return rb.error("WA-LOG-E-001", data={}, message="timed out")',
+        'return rb.success("MCP-SYS-S-001", data={})',
+        'return rb.success("MCP-SYS-S-001", data={"n": 1})',
+        'return rb.success("MCP-SYS-S-001", data={"n": 1})' + marker,
+        'return rb.success("MCP-SYS-S-001", data={"n": 2})' + marker]

@@ -446,7 +446,8 @@ class IndexBuilder:
                                     "shape": r.shape, "callee": r.callee, "texts": r.texts,
                                     "except_types": r.except_types, "spread": r.spread, "guards": r.guards,
                                     "guard_on_params": r.guard_on_params, "cites_params": r.cites_params,
-                                    "try_on_params": r.try_on_params})
+                                    "try_on_params": r.try_on_params, "try_reads": r.try_reads,
+                                    "guard_reads": r.guard_reads})
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,

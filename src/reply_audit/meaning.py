@@ -111,8 +111,9 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
     if flagged and len(flagged) == len(refusals):
         # a bare refusal flag is the dict's shape for any failure: a text saying the request named what does not
         # exist is the caller's mistake, not a policy (`{"allowed": False, "error": "Path not found: …"}`)
-        invalid = _match(_setting(profile, "invalid_patterns"), _said(ret, profile))
-        if invalid:
+        said = _said(ret, profile)
+        invalid = _match(_setting(profile, "invalid_patterns"), said)
+        if invalid and not _match(_setting(profile, "refusal_patterns") + _setting(profile, "denied_patterns"), said):
             refusals = []
             failing.append(f"{flagged[0].split(' ', 1)[0]} is False, but its text matches {invalid!r} "
                            "(invalid_patterns): the request, not a policy")
@@ -156,14 +157,30 @@ def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: 
         inputs = set(_setting(profile, "input_exceptions"))
         types = ret.get("except_types") or []
         if ret.get("except_kind") == "narrow" and types and set(types) <= inputs:
-            if ret.get("try_on_params", True):
+            reads = ret.get("try_reads")
+            if reads is None:   # facts from before try_reads: the plain flag
+                reads = "direct" if ret.get("try_on_params", True) else ""
+            if reads == "direct":
                 return Verdict("failure", "I", signals + (f"caught as {', '.join(types)} (input_exceptions) from a "
                                                           "block that reads a parameter",), HIGH)
+            if reads == "indirect" and set(types) <= set(_setting(profile, "lookup_exceptions")):
+                return Verdict("failure", "I", signals + (
+                    f"caught as {', '.join(types)} (lookup_exceptions) from a block that hands a parameter to a "
+                    "lookup: the caller asked for what is not there",), HIGH)
+            if reads == "indirect":
+                return Verdict("failure", "E", signals + (
+                    f"caught as {', '.join(types)} from a block that reads a parameter only through the system's "
+                    "own work (`fetch(x)`, `x or DEFAULT`): the caller's input or the system's failure",), LOW,
+                    alternative="I")
             return Verdict("failure", "E", signals + (f"caught as {', '.join(types)}, but from a block that reads "
                                                       "no parameter: not the caller's input",), MEDIUM)
         kind = ret.get("except_kind") or "broad"
         return Verdict("failure", "E", signals + (f"caught by a {kind} except"
                                                   + (f" ({', '.join(types)})" if types else ""),), HIGH)
+    guards = ret.get("guards") or []
+    if ret.get("guard_reads") == "direct" and not (guards and DISPATCH.search(guards[-1])):
+        # the test itself checks a parameter (`if timeout <= 0`): the caller's value, whatever the text says
+        return Verdict("failure", "I", signals + ("the test before it checks a parameter itself",), HIGH)
     pattern = _match(_setting(profile, "error_patterns"), _said(ret, profile))
     if pattern:
         return Verdict("failure", "E", signals + (f"its text matches {pattern!r} (error_patterns)",), MEDIUM)
@@ -225,13 +242,17 @@ def precondition(guards: list[str], message: str | None, profile: Profile) -> st
         return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ").lower()
 
     guard = guards[-1] if guards else ""
-    tested = spaced(guard) if re.match(r"^\s*not\s|.*\bis None\b|.*==\s*(None|0|''|\"\")", guard) else ""
+    # the name an emptiness test tests (`not api_token`, `launcher_db is None`): its last word is what is missing
+    tested = re.match(r"^\s*not\s+([\w.]+)\s*$|^\s*([\w.]+)\s+is\s+None\s*$|^\s*([\w.]+)\s*==\s*(?:None|0|''|\"\")\s*$",
+                      guard)
+    name = next((g for g in tested.groups() if g), "") if tested else ""
+    head = spaced(name.rsplit(".", 1)[-1]).split()[-1:] if name else []
     said = spaced(message or "")
+    after = r"(?:$|[.,:;!?)]|\s+(?:provided|given|configured|available|found|set|connected|running|loaded)\b)"
     for word in _classify(profile, "precondition_words"):
         w = re.escape(word.lower())
-        if re.search(rf"\b{w}\b", tested) or re.search(
-                rf"\bno\s+(?:\w+\s+)?{w}\b|\b{w}\s+(?:\w+\s+)?(?:is\s+|was\s+)?(?:not\b|missing\b|unavailable\b)",
-                said):
+        if word.lower() in head or re.search(
+                rf"\bno\s+(?:\w+\s+)?{w}{after}|\b{w}\s+(?:is\s+|was\s+)?(?:not\b|missing\b|unavailable\b)", said):
             return word
     return None
 

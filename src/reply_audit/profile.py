@@ -557,9 +557,9 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
     _expect(migrate.get("dict_returns", {}), "migrate.dict_returns", origin,
             lists=("success_flags", "error_keys", "status_keys", "failure_values", "message_keys", "denied_flags",
                    "decision_keys", "denied_values", "denied_patterns", "input_exceptions", "error_patterns",
-                   "invalid_patterns"),
+                   "invalid_patterns", "refusal_patterns", "lookup_exceptions"),
             strings=("legacy_code_key", "helper", "denied_code"))
-    for key in ("denied_patterns", "error_patterns", "invalid_patterns"):
+    for key in ("denied_patterns", "error_patterns", "invalid_patterns", "refusal_patterns"):
         for pattern in migrate.get("dict_returns", {}).get(key, []):
             try:
                 re.compile(pattern)
@@ -577,9 +577,14 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
     for table in ("area_words", "layer_words"):
         if not isinstance(codes.get(table, {}), dict):
             raise UserError(f"{origin}: [migrate.codes.{table}] must be a table")
+        known = data.get("areas" if table == "area_words" else "layers", {})
         for name, words in codes.get(table, {}).items():
             if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
                 raise UserError(f"{origin}: [migrate.codes.{table}] {name} must be a list of strings")
+            if known and name not in known:
+                what = "AREA" if table == "area_words" else "LAYER"
+                raise UserError(f"{origin}: [migrate.codes.{table}] {name} is no {what} of the profile; known: "
+                                f"{', '.join(sorted(known))}")
     for key in ("sole_area_types", "quiet_area_types"):
         if key in codes and (not isinstance(codes[key], list) or not all(isinstance(t, str) for t in codes[key])
                              or letters and not set(codes[key]) <= set(letters)):

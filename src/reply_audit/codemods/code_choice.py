@@ -61,6 +61,9 @@ class CodeChoice:
     candidates: tuple[str, ...] = ()
     by_default: bool = False                  # the profile's code for the situation, not evidence about this site
     fallback: bool = False                    # the fallback code of a site that names no domain
+    given: bool = False                       # given, not inferred: the dict's own code, a mapping, a review
+    corroborated: bool = False                # the return's own words point to this code (a key or legacy code
+                                              # spelled, a message that reads like its text), not its area alone
 
 
 @dataclass
@@ -98,30 +101,36 @@ class CodeIndex:
     unknown_idf: float = 1.0
     stop_words: frozenset[str] = frozenset()
     registry: dict[str, list[str]] = field(default_factory=dict)   # code -> words of its registry entry alone
-    _vocabulary: dict[str, set[str]] = field(default_factory=dict, repr=False)
-    _vocabulary_key: tuple = field(default=(), repr=False)
+    _vocabulary: dict[tuple, dict[str, set[str]]] = field(default_factory=dict, repr=False)
 
     def words(self, text: str) -> list[str]:
         return [w for w in words(text) if w not in self.stop_words]
 
-    def area_vocabulary(self, area_of: dict[str, str]) -> dict[str, set[str]]:
-        """AREA -> the words of the registry's message keys (its identifiers, not its descriptions' ordinary
-        words such as `record` or `number`) that the codes of that area alone use: `playset` in NO_PLAYSET and
-        PLAYSET_NOT_FOUND, and nowhere else, names area VIS. AREA_OF: code -> its AREA."""
-        key = tuple(sorted(area_of.items()))
-        if self._vocabulary_key != key:
+    def area_vocabulary(self, area_of: dict[str, str], generic: frozenset[str] = frozenset(),
+                        keys_only: bool = True) -> dict[str, set[str]]:
+        """AREA -> the subjects of that area alone: words (of four letters or more, not GENERIC) that two or more
+        of its codes' message keys use and no other area's entries do: `playset` in NO_PLAYSET and
+        PLAYSET_NOT_FOUND names VIS; `updated` in MEMBER_UPDATED alone, or `done`, names nothing. With KEYS_ONLY
+        false, any word of one area's entries (keys and descriptions) alone: weaker, for telling that a name
+        speaks of some domain. AREA_OF: code -> its AREA."""
+        key = (tuple(sorted(area_of.items())), generic, keys_only)
+        if key not in self._vocabulary:
             used_by: dict[str, set[str]] = {}
-            for code, ws in self.keys.items():
+            keyed: dict[tuple[str, str], int] = {}
+            for code, ws in (self.keys if keys_only else self.registry).items():
                 if code in area_of:
-                    for w in ws:
-                        if len(w) >= 4:
+                    for w in set(ws):
+                        if len(w) >= 4 and w not in generic:
                             used_by.setdefault(w, set()).add(area_of[code])
+                            keyed[(w, area_of[code])] = keyed.get((w, area_of[code]), 0) + 1
             vocabulary: dict[str, set[str]] = {}
             for w, areas in used_by.items():
-                if len(areas) == 1:
-                    vocabulary.setdefault(next(iter(areas)), set()).add(w)
-            self._vocabulary, self._vocabulary_key = vocabulary, key
-        return self._vocabulary
+                area = next(iter(areas))
+                if len(areas) == 1 and (not keys_only or keyed[(w, area)] >= 2 and not any(
+                        w in self.registry.get(c, []) for c in area_of if area_of[c] != area)):
+                    vocabulary.setdefault(area, set()).add(w)
+            self._vocabulary[key] = vocabulary
+        return self._vocabulary[key]
 
     def weight(self, word: str) -> float:
         return self.idf.get(word, self.unknown_idf)
@@ -206,7 +215,9 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
             legacy = set(index.words(legacy_code))
     site = f"{handler['path']}::{handler['name']}"
     area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
-    own_words = index.area_vocabulary(area_of)   # words only one area's registry entries use
+    generic_words = frozenset(w.lower() for w in settings.get("generic_words", []))
+    own_words = index.area_vocabulary(area_of, generic_words)   # subjects only one area's message keys name
+    spoken_of = index.area_vocabulary(area_of, generic_words, keys_only=False)   # words only one area's entries use
     own_name = _with_singulars(words(handler["name"], shortest=2))
     own_say = (said | legacy) - named   # what the return itself says: its message and its legacy code (`LOAN_MAX`)
     told_areas = {a for a in {*area_words, *described}
@@ -275,10 +286,8 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     # (`EXEC_ERROR` "Command execution failed", not `LOAN_STORE_DOWN` "Loan store unavailable")
     extended = letter not in sole_types and (not (said or legacy_code) or (letter in quiet_types and quiet))
     sole = letter in sole_types or extended
-    generic_words = {w.lower() for w in settings.get("generic_words", [])}
-
     def plain(code: str) -> bool:
-        return _is_generic(code, index, profile, area_words, generic_words)
+        return _is_generic(code, ctx.code_texts.get(code, ""), profile, area_words, generic_words)
 
     generic = _generic_code([c for c in named_codes if plain(c)], fallback, profile) \
         if len(by_area) == 1 and sole else None
@@ -311,10 +320,12 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     top = tuple(c for s, c, w in ranked[:3] if s > 0)
     if best >= threshold and ahead >= margin:
         sure = "high" if best >= threshold + area_weight and ahead >= area_weight else "medium"
-        return CodeChoice(code, sure, (f"score {best:.2f}, {ahead:.2f} ahead of the next", *why), top)
+        corroborated = any("spells its message key" in w for w in why) or index.similarity(said, code)[0] >= 0.5
+        return CodeChoice(code, sure, (f"score {best:.2f}, {ahead:.2f} ahead of the next", *why), top,
+                          corroborated=corroborated)
     undecided = (f"no clear winner: best {best:.2f} ({code}), {ahead:.2f} ahead; threshold {threshold}, "
                  f"margin {margin}")
-    domain = _domain_named(letter, named, own_name, own_say, area_words, described, own_words, profile, ctx,
+    domain = _domain_named(letter, named, own_name, own_say, area_words, described, spoken_of, profile, ctx,
                            fallback)
     # a registered code of the type (writable or not) whose own text says much of what the message says: no
     # fallback either ("Borrower already holds too many items" reads like LOAN_LIMIT_REACHED)
@@ -338,8 +349,9 @@ def _domain_named(letter: str, named: set[str], own_name: set[str], told: set[st
                   fallback: str | None) -> str:
     """Which area with registered codes of type LETTER, other than the fallback code's, the names or the message
     point to ('' when none), whether or not the ranking may write its codes (`git` names GIT, whose codes the
-    spec's AREA list lacks; "no active contract to close" names CLOSE): the site concerns a domain the registry
-    answers, so it is no fallback's, even when no candidate could be written."""
+    spec's AREA list lacks; "no active contract to close" names CLOSE), and by any word only that area's registry
+    entries use (OWN_WORDS: `playlist` in "Shelf or playlist operation complete" is too weak to choose a code,
+    strong enough to say the site is no fallback's)."""
     parts = profile.parse_code(fallback) if fallback else None
     areas = {p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area and p.type == letter}
     for area in sorted(areas - {parts.area if parts is not None else None}):
@@ -371,15 +383,21 @@ def _fallback(letter: str, ctx) -> str | None:
     return code
 
 
-def _is_generic(code: str, index: CodeIndex, profile, area_words: dict[str, set[str]],
-                generic_words: set[str]) -> bool:
-    """Does CODE's registry text (message key and description) say nothing but its AREA and generic words
+_FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "to", "for", "and", "or", "by", "with", "from", "on", "at",
+                             "is", "are", "was", "be", "been"})
+
+
+def _is_generic(code: str, text: str, profile, area_words: dict[str, set[str]], generic_words: frozenset[str]) \
+        -> bool:
+    """Does CODE's registry TEXT (message key and description) say nothing but its AREA and generic words
     ([migrate.codes] generic_words: ok, complete, error, failed …)? `DB_OP_OK` "Database operation complete" does;
-    `BOOK_ADDED` "Book added to the catalogue" and `LOAN_LIMIT_REACHED` do not."""
+    `BOOK_ADDED` "Book added", `DB_IN_USE` "Database in use" and `RESTORE_FAILED` (in area RES) do not. Every word
+    counts but a few function words (`of`, `the`): `in` and `use` say something here."""
     area = (profile.parse_code(code).area or "").lower()
     own = area_words.get(area.upper(), set()) | {area}
-    said = index.registry.get(code, [])
-    return bool(said) and all(w in generic_words or w in own or (area and w.startswith(area)) for w in said)
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ").lower()
+    said = [w for w in re.findall(r"[a-z0-9]+", spaced) if w not in _FUNCTION_WORDS]
+    return bool(said) and all(w in generic_words or w in own or (w.endswith("s") and w[:-1] in own) for w in said)
 
 
 def _generic_code(codes: list[str], fallback: str | None, profile) -> str | None:

@@ -501,13 +501,22 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
     code, found, from_own = picked
     uncertain = verdict.confidence == "low" and not (choice is not None and choice.reviewed)
     placeholder = str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
-    if uncertain and found.code is not None and found.confidence != "high" and placeholder:
+    if uncertain and found.code is not None and not found.given and placeholder:
         # the type itself waits for a human (an empty state: Success?): so does the code
         found = CodeChoice(None, "low", (f"the reply type is uncertain (alternative {verdict.alternative}): the "
                                          f"code waits for the review; the ranking chose {found.code}",
                                          *found.evidence), found.candidates or (found.code,))
         code = placeholder
-    elif found.fallback and letter != "S" and (verdict.default or verdict.confidence == LOW) \
+    elif found.code is not None and verdict.default and not found.corroborated and placeholder \
+            and not (choice is not None and choice.reviewed):
+        # a failure with no sign of its kind is Invalid by default: a code the evidence chose by area alone does
+        # not confirm it ("Database disk is full" is no DB_INPUT_MISSING); a key or legacy code spelled, or a
+        # message that reads like the code's text, does (COMMAND_UNKNOWN for "Unknown command")
+        found = CodeChoice(None, "low", (f"the reply type {letter} is the classifier's default and {found.code}'s "
+                                         "evidence does not confirm it: type and code wait for a human",
+                                         *found.evidence), found.candidates or (found.code,))
+        code = placeholder
+    elif found.fallback and letter != "S" and verdict.confidence == LOW \
             and not (choice is not None and choice.reviewed):
         # a failure's fallback stands only on a failure type some sign decided: where the type is the classifier's
         # default, the type and the code wait for a human together ("Rate limit exceeded" is no sure Invalid)
@@ -580,7 +589,7 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
     own = ret.get("code") if ret is not None else None
     if choice is not None and choice.code:
         found = CodeChoice(choice.code if choice.unmarked else None, "high" if choice.unmarked else "low",
-                           (f"chosen in {choice.origin}",))
+                           (f"chosen in {choice.origin}",), given=True, corroborated=True)
         code, origin = choice.code, choice.origin
     else:
         found = None
@@ -588,11 +597,12 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
             parts = profile.parse_code(candidate) if candidate else None
             if parts is not None and parts.type == letter and candidate in ctx.canonical:
                 why = "the dict's own code" if candidate == own else f"its legacy code {own!r} maps to it"
-                found = CodeChoice(candidate, "high", (why,))
+                found = CodeChoice(candidate, "high", (why,), given=True, corroborated=True)
                 break
         mapped = ctx.tool_codes.get(handler["name"], {}).get(method)
         if found is None and mapped:
-            found = CodeChoice(mapped, "high", (f"[tools.{handler['name']}] {method} in a mapping file",))
+            found = CodeChoice(mapped, "high", (f"[tools.{handler['name']}] {method} in a mapping file",),
+                               given=True, corroborated=True)
         broad = str(profile.migrate_value("except_to_error.code", "") or "")
         if found is None and letter == "E" and ret is not None and ret.get("except_kind") in ("broad", "bare") \
                 and broad:

@@ -394,26 +394,73 @@ def _passes_on(value: ast.AST, known: set[str]) -> bool:
     return False
 
 
-def _reads_directly(node: ast.AST, names: set[str], inside_call: bool = False) -> bool:
-    """Does NODE read one of NAMES other than as an argument of a plain function call (`int(limit)` and
-    `Kind(tag)` read it; `fetch_price(item)` hands it to the system, whose failure is not the caller's)? Builtins
-    and classes (a capitalised name) convert the value itself; any other named function does work of its own."""
-    if isinstance(node, ast.Name):
-        return node.id in names and isinstance(node.ctx, ast.Load) and not inside_call
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not (
-            node.func.id in _BUILTIN_NAMES or node.func.id[:1].isupper()):
-        return any(_reads_directly(a, names, True) for a in (*node.args, *(k.value for k in node.keywords)))
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-        return False
-    return any(_reads_directly(child, names, inside_call) for child in ast.iter_child_nodes(node))
+def param_reads(node: ast.AST, strong: set[str], weak: frozenset[str] | set[str] = frozenset()) -> str:
+    """How NODE reads the caller's values: "direct" when it reads one of STRONG itself (`int(limit)`, `Kind(tag)`,
+    `tags.split()`, `x > 0`, `x[0]`); "indirect" when only through the system's own work (an argument of a plain
+    function or of another object's method, `fetch_price(item)`, `store.read(name)`; a key into the system's
+    data, `LOANS[loan_id]`) or through one of WEAK (a local that may be the system's own value: `raw = limit or "10"`); "" when it reads
+    none. A builtin or a class (a capitalised name) converts the value itself, wherever it stands."""
+    found = ""
+
+    def walk(node: ast.AST, inside: bool) -> None:
+        nonlocal found
+        if found == "direct":
+            return
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load) and (node.id in strong or node.id in weak):
+                found = "indirect" if inside or node.id in weak else "direct"
+            return
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return
+        if isinstance(node, ast.Subscript):   # `LOANS[loan_id]`: the system's data, looked up by the caller's key
+            walk(node.value, inside)
+            walk(node.slice, True)
+            return
+        if isinstance(node, ast.Call):
+            func = node.func
+            converts = isinstance(func, ast.Name) and (func.id in _BUILTIN_NAMES or func.id[:1].isupper())
+            own_method = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id in strong
+            walk(func, inside)
+            for arg in (*node.args, *(k.value for k in node.keywords)):
+                walk(arg, False if converts else (inside if own_method else True))
+            return
+        for child in ast.iter_child_nodes(node):
+            walk(child, inside)
+
+    walk(node, False)
+    return found
 
 
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
-def _derived_from(params: set[str], body: list[ast.stmt]) -> set[str]:
+def _passes_on(value: ast.AST, known: set[str]) -> bool:
+    """Is VALUE one of the KNOWN names passed on as it is, or a view of it (`x`, `x[0]`, `x.strip()`, `[x, y]`)?
+    A call that computes something from it (`run(x)`) is not: its result is the system's work."""
+    if isinstance(value, ast.Name):
+        return value.id in known
+    if isinstance(value, (ast.Subscript, ast.Starred)):
+        return _passes_on(value.value, known)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        return _passes_on(value.func.value, known)
+    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+        return any(_passes_on(v, known) for v in value.elts)
+    return False
+
+
+def _may_pass_on(value: ast.AST, known: set[str]) -> bool:
+    """`x or DEFAULT`, `x if c else DEFAULT`: one of KNOWN, or maybe the system's own value."""
+    if isinstance(value, ast.BoolOp):
+        return any(_passes_on(v, known) or _may_pass_on(v, known) for v in value.values)
+    if isinstance(value, ast.IfExp):
+        return any(_passes_on(v, known) or _may_pass_on(v, known) for v in (value.body, value.orelse))
+    return False
+
+
+def _derived_from(params: set[str], body: list[ast.stmt]) -> tuple[set[str], set[str]]:
     """The local names of a function body assigned (`x = …`, `x: T = …`, `for x in …`) one of PARAMS, or of the
-    names so found, passed on as it is (`_passes_on`), in the function's own scope."""
+    names so found: (passed on as it is, `_passes_on`; maybe the system's own value instead, `_may_pass_on`)."""
     steps: list[tuple[list[str], ast.AST]] = []
     for stmt in _iter_block(body):
         for node in ast.walk(stmt):
@@ -423,17 +470,22 @@ def _derived_from(params: set[str], body: list[ast.stmt]) -> set[str]:
                 steps.append(([node.target.id], node.value))
             elif isinstance(node, (ast.For, ast.comprehension)) and isinstance(node.target, ast.Name):
                 steps.append(([node.target.id], node.iter))
-    known, derived = set(params), set()
+    strong, weak = set(params), set()
     changed = True
     while changed:
         changed = False
         for names, value in steps:
-            fresh = [n for n in names if n not in known]
-            if fresh and _passes_on(value, known):
-                known.update(fresh)
-                derived.update(fresh)
-                changed = True
-    return derived
+            for name in names:
+                if name in strong:
+                    continue
+                if _passes_on(value, strong):
+                    strong.add(name)
+                    weak.discard(name)
+                    changed = True
+                elif name not in weak and (_may_pass_on(value, strong | weak) or _passes_on(value, weak)):
+                    weak.add(name)
+                    changed = True
+    return strong - set(params), weak
 
 
 def _except_kind(handler: ast.ExceptHandler) -> str:
@@ -496,12 +548,12 @@ class _Ctx:
     prefix: str = ""            # qualname of the innermost enclosing def or class
     guards: tuple[tuple[ast.expr, bool], ...] = ()  # enclosing if-tests (negated for else branches)
     except_types: tuple[str, ...] = ()  # the exception classes the enclosing except names
-    try_on_params: bool = False  # the try block of the enclosing except reads a parameter of the function
+    try_reads: str = ""         # how the try block of the enclosing except reads the parameters (param_reads)
     except_line: int | None = None  # the line of the enclosing except clause
 
     def but(self, **changes) -> "_Ctx":
         values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
-                                                         "prefix", "guards", "except_types", "try_on_params",
+                                                         "prefix", "guards", "except_types", "try_reads",
                                                          "except_line")}
         values.update(changes)
         return _Ctx(**values)
@@ -517,7 +569,8 @@ class FactsExtractor:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.registries = RegistryReader(profile)
-        self._derived_cache: dict[int, tuple[ast.AST, set[str]]] = {}   # function -> locals computed from params
+        self._derived_cache: dict[int, tuple[ast.AST, tuple[set[str], set[str]]]] = {}   # function -> its locals
+                                                                                     # passed on from params
         self.builders = BuilderReader(profile)
         self.methods = profile.all_builder_methods
         self.receiver_names = frozenset(profile.builder_list("receiver_names"))
@@ -726,7 +779,7 @@ class FactsExtractor:
                     self._expr(handler.type, ctx)
                 self._block(handler.body, ctx.but(except_kind=_except_kind(handler), except_line=handler.lineno,
                                                   except_types=_except_types(handler),
-                                                  try_on_params=self._reads_params(stmt.body, ctx)))
+                                                  try_reads=self._reads(list(stmt.body), ctx)))
             self._block(stmt.orelse, ctx)
             self._block(stmt.finalbody, ctx)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -1020,7 +1073,9 @@ class FactsExtractor:
                                              guards=[_guard_text(t, n) for t, n in ctx.guards[-GUARD_DEPTH:]],
                                              guard_on_params=self._guard_on_params(ctx),
                                              cites_params=literal and self._cites_params(value, ctx),
-                                             try_on_params=ctx.try_on_params))
+                                             try_on_params=ctx.try_reads == "direct", try_reads=ctx.try_reads,
+                                             guard_reads=self._reads([ctx.guards[-1][0]], ctx) if ctx.guards
+                                             else ""))
 
     def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
         in_function = bool(ctx.functions)
@@ -1292,16 +1347,18 @@ class FactsExtractor:
             return set()
         return {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
 
-    def _reads_params(self, body: list[ast.stmt], ctx: _Ctx) -> bool:
-        """Does BODY (a try block) read a parameter of the function (`int(limit)`), or a local computed from one
-        (`ops = operations or DEFAULT` ... `Operation(op) for op in ops`)?"""
+    def _reads(self, nodes: list[ast.AST], ctx: _Ctx) -> str:
+        """How NODES (a try block, an if-test) read the function's parameters, or locals passed on from them
+        (`parts = tags.split(",")`): "direct", "indirect" or "" (`param_reads`)."""
         params = self._params(ctx)
-        if params and ctx.function is not None:
-            key = id(ctx.function)
-            if key not in self._derived_cache:   # (the entry keeps the node alive, so its id stays its own)
-                self._derived_cache[key] = (ctx.function, _derived_from(params, ctx.function.body))
-            params = params | self._derived_cache[key][1]
-        return bool(params) and any(_reads_directly(stmt, params) for stmt in body)
+        if not params or ctx.function is None:
+            return ""
+        key = id(ctx.function)
+        if key not in self._derived_cache:   # (the entry keeps the node alive, so its id stays its own)
+            self._derived_cache[key] = (ctx.function, _derived_from(params, ctx.function.body))
+        strong, weak = self._derived_cache[key][1]
+        reads = [param_reads(node, params | strong, weak) for node in nodes]
+        return "direct" if "direct" in reads else ("indirect" if "indirect" in reads else "")
 
     @classmethod
     def _cites_params(cls, node: ast.AST | None, ctx: _Ctx) -> bool:

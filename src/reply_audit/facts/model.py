@@ -164,7 +164,9 @@ class ReturnFact:
     guards: list[str] = field(default_factory=list)  # tests of the enclosing ifs, outermost first (shortened)
     guard_on_params: bool = False  # the innermost if-test reads a parameter of the function (input checking)
     cites_params: bool = False  # an f-string in the literal dict interpolates a parameter of the function
-    try_on_params: bool = False  # in an except: its try block reads a parameter of the function
+    try_on_params: bool = False  # in an except: its try block reads a parameter of the function itself
+    try_reads: str = ""          # …: "direct", "indirect" (only through the system's own work) or ""
+    guard_reads: str = ""        # how the innermost if-test reads the parameters: "direct", "indirect" or ""
 
 
 @dataclass(slots=True)
