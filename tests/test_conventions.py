@@ -199,7 +199,7 @@ def test_iar_migrate_wraps_literal_dicts_once_and_leaves_the_rest(tmp_path):
     first = runner.invoke(app, ["migrate", str(root), "--profile", "iar", "--select", "result-envelope", "--apply"])
     assert first.exit_code == 0, first.output
     assert "rewrote 1 file(s) with 3 rewrite(s)" in first.output
-    assert "the action returns None: build the result by hand  [arche_lite/actions.py:29]" in first.output
+    assert "the action returns None: build the result by hand  [arche_lite/actions.py:31]" in first.output
     source = (root / "arche_lite" / "actions.py").read_text(encoding="utf-8")
     ast.parse(source)
     original = (IAR_EXAMPLE / "arche_lite" / "actions.py").read_text(encoding="utf-8")

@@ -275,9 +275,10 @@ def _ret(values: dict, texts: dict | None = None, guards: list | None = None, **
           except_types=["OSError"]), "failure", "E", "caught by a narrow except (OSError)"),
     (_ret({"rows": "other"}), "success", "S", "no flag, error key or failing status: a result"),
     (_ret({"error": "str"}, {"error": "Launcher repair not yet implemented"}), "failure", "E",
-     "its text matches '\\\\bnot (yet )?implemented\\\\b' (error_patterns)"),   # a 501: the system lacks it
-    (_ret({"allowed": "false", "error": "text"}, {"error": "Path not found: …"}), "failure", "I",
-     "a failure outside an except"),   # after "'allowed' is False, but its text matches … (invalid_patterns)"
+     "its text matches '\\\\bnot (yet )?implemented\\\\b' (unsupported_patterns): the system lacks it, as HTTP's "
+     "501"),
+    (_ret({"allowed": "false", "error": "text"}, {"error": "Path not found: …"}, cites_params=True), "failure", "I",
+     "its message quotes a parameter"),   # after "'allowed' is False, but its text matches … (invalid_patterns)"
     (_ret({"allowed": "false", "error": "text"}, {"error": "Token required: …"}), "refused", "D",
      "'allowed' is False (denied_flags)"),
 ])

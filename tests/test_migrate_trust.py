@@ -1134,3 +1134,112 @@ def playlist_count() -> dict:
         'return rb.success("MCP-SYS-S-001", data={"n": 1})',
         'return rb.success("MCP-SYS-S-001", data={"n": 1})' + marker,
         'return rb.success("MCP-SYS-S-001", data={"n": 2})' + marker]
+
+
+THIRD_REVIEW_SERVER = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def job_wait(job_id: str, timeout: float) -> dict:
+    if timeout <= 0:
+        return {"error": f"timeout must be positive, got {timeout}"}
+    if time.monotonic() - START > timeout:
+        return {"error": "Operation timed out waiting for the worker"}
+    if not connect(job_id):
+        return {"error": "SSH handshake failed"}
+    return {"job": job_id}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_write(token: str, path: str) -> dict:
+    if not token:
+        return {"allowed": False, "error": "API token not found in request"}
+    if path not in ALLOWLIST:
+        return {"allowed": False, "reason": f"{path} not found in the write allowlist"}
+    if not USER.is_admin:
+        return {"error": "Admins only"}
+    return {"status": "rejected", "reason": "queue full"}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def tasks_run(item_id: str, page: int, tags: str) -> dict:
+    try:
+        resp = pricing.fetch(item_id)
+        price = resp["price"]
+    except KeyError:
+        return {"error": "Pricing backend returned a malformed response"}
+    try:
+        row = PAGES[page]
+    except IndexError:
+        return {"error": "page out of range"}
+    names = [t.strip() for t in tags.split(",")]
+    try:
+        kinds = [Kind(n) for n in names]
+    except ValueError:
+        return {"error": "bad tag"}
+    if EXPORTERS.get(tags) is None:
+        return {"error": f"Export format '{tags}' not implemented"}
+    return {"isError": True, "content": [price, row, kinds]}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_status() -> dict:
+    return {"message": "Error: database unavailable"}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_old(name: str) -> dict:
+    if not name:
+        return {"error": "name required"}, 400
+    return {"name": name}
+'''
+
+
+def test_what_a_third_hostile_review_found_about_reply_types(tmp_path):
+    """Types by meaning, case by case: a test on a parameter makes Invalid only a text that speaks of it ("timed
+    out waiting" under `elapsed > timeout` is the system's); `connect(job_id)` hands the value to the system, so
+    "SSH handshake failed" is Invalid only by default (marked); a refusal flag whose text names a token or an
+    allowlist stays Denied; "Admins only" is a policy; a `status` of "rejected", `isError: True` and a message
+    starting "Error:" are failures, never Successes; a KeyError beside `resp["price"]` may be the system's own
+    data (marked); `PAGES[page]` out of range and a tag the caller passed are the caller's; a format the caller
+    chose that is "not implemented" is the caller's choice; a `return {...}, 400` is left to a human, since the
+    run-time classifier would raise on a tuple."""
+    write_tree(tmp_path, {"server.py": THIRD_REVIEW_SERVER, "safety.py": SAFETY, "replies.py": DECISION_REPLIES,
+                          "pyproject.toml": SETUP})
+    doc = json.loads(cli("migrate", tmp_path, "-f", "json").stdout)
+    assert [(d["function"], d["line"], d["type"], d["code"], d["marked"]) for d in doc["decisions"]] == [
+        ("job_wait", 8, "I", "MCP-SYS-I-001", False),
+        ("job_wait", 10, "E", "MCP-SYS-E-001", False),
+        ("job_wait", 12, "I", "MCP-SYS-I-001", True),
+        ("job_wait", 13, "S", "MCP-SYS-S-001", False),
+        ("notes_write", 20, "D", "EN-WRITE-D-001", False),
+        ("notes_write", 22, "D", "EN-WRITE-D-001", False),
+        ("notes_write", 24, "D", "EN-WRITE-D-001", False),
+        ("notes_write", 25, "I", "MCP-SYS-I-001", True),
+        ("tasks_run", 35, "E", "MCP-SYS-E-001", True),
+        ("tasks_run", 39, "I", "MCP-SYS-I-001", False),
+        ("tasks_run", 44, "I", "MCP-SYS-I-001", False),
+        ("tasks_run", 46, "I", "MCP-SYS-I-001", False),
+        ("tasks_run", 47, "I", "MCP-SYS-I-001", True),
+        ("notes_status", 53, "E", "MCP-SYS-E-001", False),
+        ("notes_old", 61, "S", "MCP-SYS-S-001", False)]
+    assert [(s["line"], s["reason"]) for s in doc["skipped"]] == [
+        (60, "it returns a tuple, which is no dict (`return {...}, 400`?): the run-time classifier would raise "
+             "TypeError on it; decide what it should say")]
+
+
+@pytest.mark.parametrize("result,expected", [
+    ({"success": "false", "n": 1}, "I"), ({"success": "0"}, "I"), ({"ok": "yes"}, "S"),
+    ({"status": "rejected", "reason": "queue full"}, "I"), ({"isError": True, "content": []}, "I"),
+    ({"message": "Error: database unavailable"}, "I"), ({"failed": False, "n": 1}, "S"),
+])
+def test_the_run_time_classifier_reads_failures_the_way_the_static_one_does(result, expected):
+    """A flag spelled as a string ("false"), a failing status, MCP's `isError`, a message starting "Error:": a
+    result seen only at run time is a failure for the same reasons a literal dict is."""
+    classify = _helper()
+    assert classify(result, _method("S"), "MCP-SYS-S-001", _method("I"), "MCP-SYS-I-001")[0] == expected

@@ -447,7 +447,8 @@ class IndexBuilder:
                                     "except_types": r.except_types, "spread": r.spread, "guards": r.guards,
                                     "guard_on_params": r.guard_on_params, "cites_params": r.cites_params,
                                     "try_on_params": r.try_on_params, "try_reads": r.try_reads,
-                                    "guard_reads": r.guard_reads})
+                                    "guard_reads": r.guard_reads, "literal_type": r.literal_type,
+                                    "names_params": r.names_params, "try_fixed_keys": r.try_fixed_keys})
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,

@@ -101,6 +101,10 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
             and _names_any(guard, list(denied)):
         refusals.append(f"under `if {guard}`: a policy decision that refuses (decision_keys, denied_values)")
     failures = {v.lower() for v in _setting(profile, "failure_values")}
+    prefixes = tuple(v.lower() for v in _setting(profile, "failure_prefixes"))
+    for key in _setting(profile, "message_keys"):
+        if prefixes and texts.get(key, "").strip().lower().startswith(prefixes):
+            failing.append(f"{key!r} says {texts[key].strip()[:20]!r} (failure_prefixes)")
     for key in _setting(profile, "status_keys"):
         if key in texts:
             if texts[key].lower() in failures:
@@ -113,7 +117,8 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
         # exist is the caller's mistake, not a policy (`{"allowed": False, "error": "Path not found: …"}`)
         said = _said(ret, profile)
         invalid = _match(_setting(profile, "invalid_patterns"), said)
-        if invalid and not _match(_setting(profile, "refusal_patterns") + _setting(profile, "denied_patterns"), said):
+        if invalid and ret.get("cites_params") and not _match(
+                _setting(profile, "refusal_patterns") + _setting(profile, "denied_patterns"), said):
             refusals = []
             failing.append(f"{flagged[0].split(' ', 1)[0]} is False, but its text matches {invalid!r} "
                            "(invalid_patterns): the request, not a policy")
@@ -163,7 +168,13 @@ def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: 
             if reads == "direct":
                 return Verdict("failure", "I", signals + (f"caught as {', '.join(types)} (input_exceptions) from a "
                                                           "block that reads a parameter",), HIGH)
-            if reads == "indirect" and set(types) <= set(_setting(profile, "lookup_exceptions")):
+            lookups = set(_setting(profile, "lookup_exceptions"))
+            if reads and set(types) <= lookups and ret.get("try_fixed_keys"):
+                # `resp["price"]`, `os.environ["KEY"]`: the system's own data may lack a key it names itself
+                return Verdict("failure", "E", signals + (
+                    f"caught as {', '.join(types)} from a block that also reads fixed keys of the system's own "
+                    "data (`resp[\"price\"]`): the caller's key or the system's",), LOW, alternative="I")
+            if reads == "indirect" and set(types) <= lookups:
                 return Verdict("failure", "I", signals + (
                     f"caught as {', '.join(types)} (lookup_exceptions) from a block that hands a parameter to a "
                     "lookup: the caller asked for what is not there",), HIGH)
@@ -178,9 +189,20 @@ def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: 
         return Verdict("failure", "E", signals + (f"caught by a {kind} except"
                                                   + (f" ({', '.join(types)})" if types else ""),), HIGH)
     guards = ret.get("guards") or []
-    if ret.get("guard_reads") == "direct" and not (guards and DISPATCH.search(guards[-1])):
-        # the test itself checks a parameter (`if timeout <= 0`): the caller's value, whatever the text says
-        return Verdict("failure", "I", signals + ("the test before it checks a parameter itself",), HIGH)
+    if ret.get("guard_reads") == "direct" and (ret.get("cites_params") or ret.get("names_params")) \
+            and not (guards and DISPATCH.search(guards[-1])):
+        # the test checks a parameter itself and the text speaks of it ("timeout must be positive, got …"): the
+        # caller's value, whatever system words the text uses ("Operation timed out" under `if elapsed > timeout`
+        # speaks of no parameter: the system's)
+        return Verdict("failure", "I", signals + ("the test before it checks a parameter itself, and the text "
+                                                  "speaks of it",), HIGH)
+    unsupported = _match(_setting(profile, "unsupported_patterns"), _said(ret, profile))
+    if unsupported:
+        if ret.get("cites_params"):   # "Export format '{fmt}' not implemented": the caller chose what is not there
+            return Verdict("failure", "I", signals + (f"its text matches {unsupported!r} (unsupported_patterns) and "
+                                                      "quotes what the caller asked for",), MEDIUM)
+        return Verdict("failure", "E", signals + (f"its text matches {unsupported!r} (unsupported_patterns): the "
+                                                  "system lacks it, as HTTP's 501",), MEDIUM)
     pattern = _match(_setting(profile, "error_patterns"), _said(ret, profile))
     if pattern:
         return Verdict("failure", "E", signals + (f"its text matches {pattern!r} (error_patterns)",), MEDIUM)
@@ -209,7 +231,8 @@ def input_evidence(site: dict[str, Any], profile: Profile, code_area: str | None
     parameter (and is not a dispatch on it, `command == "status"`), its message quotes a parameter, or its
     code's AREA answers the caller's mistakes."""
     guards = site.get("guards") or []
-    if site.get("guard_on_params") and not (guards and DISPATCH.search(guards[-1])):
+    direct = site["guard_reads"] == "direct" if "guard_reads" in site else site.get("guard_on_params")
+    if direct and not (guards and DISPATCH.search(guards[-1])):
         return "the test before it reads a parameter"
     if site.get("cites_params"):
         return "its message quotes a parameter"

@@ -137,10 +137,22 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
     applied_keys: set[tuple] = set()
     current = result
     planned = None
+    first_skips: list = []
     for pass_no in range(1, MAX_PASSES + 1):
         evaluation = evaluate(current, fixable=False)
         planned = plan(current, evaluation.findings, chosen, decisions)
-        out.skipped = planned.skipped
+        if pass_no == 1:
+            first_skips = list(planned.skipped)
+        # what the last pass still skips, each at its line in the files as they are when the pass-1 plan met it
+        # too (a later pass reads the rewritten source, whose lines moved)
+        unused = list(first_skips)
+        out.skipped = []
+        for skip in planned.skipped:
+            key = (skip.codemod, skip.finding.path, skip.finding.rule, skip.reason)
+            same = next((s for s in unused if (s.codemod, s.finding.path, s.finding.rule, s.reason) == key), None)
+            if same is not None:
+                unused.remove(same)
+            out.skipped.append(same or skip)
         edits = [e for e in planned.edits if e.key not in gave_up]
         now, _later = choose(edits, order)
         if not now:

@@ -451,6 +451,9 @@ def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str |
         signals = verdict.signals
     elif kind == "none":
         return Skip("it returns None, which is no reply: decide what it should say")
+    elif ret.get("literal_type"):
+        return Skip(f"it returns a {ret['literal_type']}, which is no dict (`return {{...}}, 400`?): the run-time "
+                    "classifier would raise TypeError on it; decide what it should say")
     elif kind != "dict" and not is_dict_annotation(annotation):
         return Skip("it returns a value the scan cannot see (not a dict literal, and the handler is not "
                     "annotated as returning a dict)")
@@ -860,6 +863,7 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
     status = list(profile.migrate_value("dict_returns.status_keys", []))
     failures = sorted({v.lower() for v in profile.migrate_value("dict_returns.failure_values", [])})
     messages = list(profile.migrate_value("dict_returns.message_keys", []))
+    prefixes = [v.lower() for v in profile.migrate_value("dict_returns.failure_prefixes", [])]
     code_key = str(profile.builder_value("code_keyword", "code"))
     legacy = str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))
     denied_flags = list(profile.migrate_value("dict_returns.denied_flags", []))
@@ -878,12 +882,16 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
         f"    if {_py(code_key)} in data:",
         f"        data[{_py(legacy)}] = data.pop({_py(code_key)})",
         f"    flags = [data.pop(key) for key in {_py(flags)} if key in data]",
+        "    flags = [flag if isinstance(flag, bool) else str(flag).strip().lower() not in",
+        "             (\"false\", \"0\", \"no\", \"off\", \"none\", \"\") for flag in flags]",
         f"    denied = any(data.get(key) is False for key in {_py(denied_flags)}) or any(",
         f"        str(data.get(key, \"\")).lower() in {_py(denied_values)}",
         f"        for key in {_py(decision_keys)})",
         "    failed = denied or False in flags or True not in flags and (",
         f"        any(data.get(key) for key in {_py(errors)})",
-        f"        or any(str(data.get(key, \"\")).lower() in {_py(failures)} for key in {_py(status)}))",
+        f"        or any(str(data.get(key, \"\")).lower() in {_py_wrapped(failures, 12)} for key in {_py(status)})",
+        "        or any(str(data.get(key) or \"\").strip().lower().startswith(",
+        f"            tuple({_py(prefixes)})) for key in {_py(messages)}))",
     ]
     if message:
         lines += [
@@ -908,6 +916,21 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
 def _py(value) -> str:
     """A str or list of str as Python source with double quotes (JSON's spelling is Python's here)."""
     return json.dumps(value, ensure_ascii=False)
+
+
+def _py_wrapped(values: list[str], indent: int, width: int = 100) -> str:
+    """A list of str as Python source, its items on lines of their own indented by INDENT spaces, none past
+    WIDTH."""
+    lines, line = [], ""
+    for value in values:
+        item = json.dumps(value, ensure_ascii=False) + ","
+        if line and indent + len(line) + 1 + len(item) > width:
+            lines.append(line)
+            line = item
+        else:
+            line = f"{line} {item}" if line else item
+    lines.append(line.rstrip(","))
+    return "[\n" + "\n".join(" " * indent + text for text in lines) + "]"
 
 
 def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str], list[str]] | Skip:

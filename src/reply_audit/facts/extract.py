@@ -394,6 +394,21 @@ def _passes_on(value: ast.AST, known: set[str]) -> bool:
     return False
 
 
+def _literal_type(value: ast.AST | None) -> str:
+    """The type of a returned literal that is no dict (`tuple` for `return {...}, 400`), or ""."""
+    if isinstance(value, ast.Tuple):
+        return "tuple"
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return "list"
+    if isinstance(value, (ast.JoinedStr,)) or isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return "str"
+    if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+        return "bool"
+    if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)):
+        return "number"
+    return ""
+
+
 def param_reads(node: ast.AST, strong: set[str], weak: frozenset[str] | set[str] = frozenset()) -> str:
     """How NODE reads the caller's values: "direct" when it reads one of STRONG itself (`int(limit)`, `Kind(tag)`,
     `tags.split()`, `x > 0`, `x[0]`); "indirect" when only through the system's own work (an argument of a plain
@@ -435,26 +450,43 @@ def param_reads(node: ast.AST, strong: set[str], weak: frozenset[str] | set[str]
 _BUILTIN_NAMES = frozenset(dir(__import__("builtins")))
 
 
+def _reads_fixed_keys(body: list[ast.stmt]) -> bool:
+    """Does BODY look up a fixed key (`resp["price"]`, `os.environ["KEY"]`): data that may lack a key the system
+    names itself?"""
+    return any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)
+               for stmt in body for n in ast.walk(stmt))
+
+
 def _passes_on(value: ast.AST, known: set[str]) -> bool:
-    """Is VALUE one of the KNOWN names passed on as it is, or a view of it (`x`, `x[0]`, `x.strip()`, `[x, y]`)?
-    A call that computes something from it (`run(x)`) is not: its result is the system's work."""
+    """Is VALUE one of the KNOWN names passed on as it is, or a view or conversion of it (`x`, `x[0]`, `x.attr`,
+    `x.strip()`, `[x, y]`, `float(x)`, `sorted(set(x))`, `[t.strip() for t in x.split(",")]`)? A call of the
+    system's own (`run(x)`) is not: its result is the system's work."""
     if isinstance(value, ast.Name):
         return value.id in known
-    if isinstance(value, (ast.Subscript, ast.Starred)):
+    if isinstance(value, (ast.Subscript, ast.Starred, ast.Attribute)):
         return _passes_on(value.value, known)
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
         return _passes_on(value.func.value, known)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
+            value.func.id in _BUILTIN_NAMES or value.func.id[:1].isupper()):
+        return any(_passes_on(a, known) for a in value.args)
     if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
         return any(_passes_on(v, known) for v in value.elts)
+    if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)):
+        return _passes_on(value.generators[0].iter, known)
     return False
 
 
 def _may_pass_on(value: ast.AST, known: set[str]) -> bool:
-    """`x or DEFAULT`, `x if c else DEFAULT`: one of KNOWN, or maybe the system's own value."""
+    """`x or DEFAULT`, `x if c else DEFAULT`, `normalise(x)`: computed from one of KNOWN, or maybe the system's
+    own value."""
     if isinstance(value, ast.BoolOp):
         return any(_passes_on(v, known) or _may_pass_on(v, known) for v in value.values)
     if isinstance(value, ast.IfExp):
         return any(_passes_on(v, known) or _may_pass_on(v, known) for v in (value.body, value.orelse))
+    if isinstance(value, ast.Call):
+        return any(_passes_on(a, known) or _may_pass_on(a, known) for a in (*value.args,
+                                                                           *(k.value for k in value.keywords)))
     return False
 
 
@@ -549,11 +581,12 @@ class _Ctx:
     guards: tuple[tuple[ast.expr, bool], ...] = ()  # enclosing if-tests (negated for else branches)
     except_types: tuple[str, ...] = ()  # the exception classes the enclosing except names
     try_reads: str = ""         # how the try block of the enclosing except reads the parameters (param_reads)
+    try_fixed_keys: bool = False  # …and whether it reads a fixed key of other data (`resp["price"]`)
     except_line: int | None = None  # the line of the enclosing except clause
 
     def but(self, **changes) -> "_Ctx":
         values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
-                                                         "prefix", "guards", "except_types", "try_reads",
+                                                         "prefix", "guards", "except_types", "try_reads", "try_fixed_keys",
                                                          "except_line")}
         values.update(changes)
         return _Ctx(**values)
@@ -779,7 +812,8 @@ class FactsExtractor:
                     self._expr(handler.type, ctx)
                 self._block(handler.body, ctx.but(except_kind=_except_kind(handler), except_line=handler.lineno,
                                                   except_types=_except_types(handler),
-                                                  try_reads=self._reads(list(stmt.body), ctx)))
+                                                  try_reads=self._reads(list(stmt.body), ctx),
+                                                  try_fixed_keys=_reads_fixed_keys(stmt.body)))
             self._block(stmt.orelse, ctx)
             self._block(stmt.finalbody, ctx)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -1073,7 +1107,10 @@ class FactsExtractor:
                                              guards=[_guard_text(t, n) for t, n in ctx.guards[-GUARD_DEPTH:]],
                                              guard_on_params=self._guard_on_params(ctx),
                                              cites_params=literal and self._cites_params(value, ctx),
+                                             literal_type=_literal_type(value),
+                                             names_params=literal and self._names_params(value, ctx),
                                              try_on_params=ctx.try_reads == "direct", try_reads=ctx.try_reads,
+                                             try_fixed_keys=ctx.try_fixed_keys,
                                              guard_reads=self._reads([ctx.guards[-1][0]], ctx) if ctx.guards
                                              else ""))
 
@@ -1369,6 +1406,16 @@ class FactsExtractor:
         return any(isinstance(part, ast.FormattedValue) and any(isinstance(n, ast.Name) and n.id in params
                                                                  for n in ast.walk(part.value))
                    for sub in ast.walk(node) if isinstance(sub, ast.JoinedStr) for part in sub.values)
+
+    @classmethod
+    def _names_params(cls, value: ast.AST | None, ctx: _Ctx) -> bool:
+        """Does a literal text of the returned dict name a parameter of the function as a word ("timeout must be
+        positive" in a function taking `timeout`)?"""
+        params = cls._params(ctx)
+        if not params:
+            return False
+        said = {w for text in _texts(value).values() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)}
+        return bool(params & said)
 
     @staticmethod
     def _guard_on_params(ctx: _Ctx) -> bool:

@@ -166,6 +166,9 @@ class ReturnFact:
     cites_params: bool = False  # an f-string in the literal dict interpolates a parameter of the function
     try_on_params: bool = False  # in an except: its try block reads a parameter of the function itself
     try_reads: str = ""          # …: "direct", "indirect" (only through the system's own work) or ""
+    try_fixed_keys: bool = False  # …: the try block also reads a fixed key of other data (`resp["price"]`)
+    literal_type: str = ""       # a returned literal that is no dict: tuple, list, str, bool, number
+    names_params: bool = False   # a literal text of the dict names a parameter as a word ("timeout must be …")
     guard_reads: str = ""        # how the innermost if-test reads the parameters: "direct", "indirect" or ""
 
 
