@@ -1235,11 +1235,74 @@ def test_what_a_third_hostile_review_found_about_reply_types(tmp_path):
 
 @pytest.mark.parametrize("result,expected", [
     ({"success": "false", "n": 1}, "I"), ({"success": "0"}, "I"), ({"ok": "yes"}, "S"),
-    ({"status": "rejected", "reason": "queue full"}, "I"), ({"isError": True, "content": []}, "I"),
+    ({"status": "error", "reason": "queue full"}, "I"), ({"isError": True, "content": []}, "I"),
     ({"message": "Error: database unavailable"}, "I"), ({"failed": False, "n": 1}, "S"),
+    # a count, a list, an absent flag, "Error: none": no failure; a doubtful status ("rejected" may be the value an
+    # order_reject reports) is left to the static decision, which marks it
+    ({"failed": 3, "passed": 10}, "S"), ({"failed": ["t1"]}, "S"), ({"success": None, "rows": []}, "S"),
+    ({"message": "Error: none"}, "S"), ({"isError": "false"}, "S"), ({"status": "rejected"}, "S"),
 ])
 def test_the_run_time_classifier_reads_failures_the_way_the_static_one_does(result, expected):
     """A flag spelled as a string ("false"), a failing status, MCP's `isError`, a message starting "Error:": a
     result seen only at run time is a failure for the same reasons a literal dict is."""
     classify = _helper()
     assert classify(result, _method("S"), "MCP-SYS-S-001", _method("I"), "MCP-SYS-I-001")[0] == expected
+
+
+FOURTH_REVIEW_SERVER = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def write_user(name: str, role: str = "") -> dict:
+    if not role:
+        return {"error": "role is required"}
+    if locked(name):
+        return {"error": "note is blocked by another writer"}
+    return {"name": name}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def rows_get(table: str, max_rows: int, timeout: int) -> dict:
+    if timeout <= 0:
+        return {"error": "Timeout must be positive"}
+    if max_rows > 1000:
+        return {"error": "Too many rows: the connection limit is 1000"}
+    return {"table": table}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def email_validate(email: str) -> dict:
+    if "@" not in email:
+        return {"email": email, "status": "invalid", "reason": f"{email} has no @"}
+    return {"email": email, "failed": "none", "isError": "false"}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def lint_run(path: str) -> dict:
+    return {"path": path, "message": "Error: none"}
+'''
+
+
+def test_what_a_fourth_review_found_about_words_that_look_like_failures(tmp_path):
+    """"role is required" on an empty `role` parameter is the caller's (no policy); "blocked by another writer"
+    is no policy either (only by default Invalid, marked); "Timeout must be positive" and "Too many rows" speak of
+    the `timeout` and `max_rows` parameters their tests check (any case, any word of the name); a validator that
+    answers `status: "invalid"` may be reporting a value: its type waits (marked); `failed: "none"`,
+    `isError: "false"` and "Error: none" report no failure."""
+    write_tree(tmp_path, {"server.py": FOURTH_REVIEW_SERVER, "safety.py": SAFETY, "replies.py": DECISION_REPLIES,
+                          "pyproject.toml": SETUP})
+    doc = json.loads(cli("migrate", tmp_path, "-f", "json").stdout)
+    assert [(d["function"], d["line"], d["type"], d["marked"], d["type_confidence"]) for d in doc["decisions"]] == [
+        ("write_user", 8, "I", False, "high"),
+        ("write_user", 10, "I", True, "medium"),
+        ("write_user", 11, "S", False, "medium"),
+        ("rows_get", 18, "I", False, "high"),
+        ("rows_get", 20, "I", False, "high"),
+        ("rows_get", 21, "S", False, "medium"),
+        ("email_validate", 28, "I", True, "low"),
+        ("email_validate", 29, "S", False, "medium"),
+        ("lint_run", 35, "S", False, "medium")]

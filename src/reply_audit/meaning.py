@@ -22,6 +22,7 @@ from typing import Any
 from .profile import Profile
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
+NOTHING = ("", "none", "no", "0", "n/a", "null", "-")   # what "Error: none" says after its prefix
 # `if command == "status":` chooses what to do; it does not check the request
 DISPATCH = re.compile(r"^(?!not\b)[\w.]+\s*==\s*['\"]")
 
@@ -91,6 +92,9 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
             failing.append(f"{key!r} holds an error")
         elif kind == "other":
             unknown.append(key)
+    for key in _setting(profile, "error_flags"):
+        if values.get(key) == "true" or texts.get(key, "").strip().lower() in ("true", "yes", "1"):
+            failing.append(f"{key!r} is True (error_flags)")
     refusals = [f"{k!r} is False (denied_flags)" for k in _setting(profile, "denied_flags") if values.get(k) == "false"]
     denied = {v.lower() for v in _setting(profile, "denied_values")}
     allowing = {v.lower() for v in _setting(profile, "allow_values")}
@@ -103,12 +107,16 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
     failures = {v.lower() for v in _setting(profile, "failure_values")}
     prefixes = tuple(v.lower() for v in _setting(profile, "failure_prefixes"))
     for key in _setting(profile, "message_keys"):
-        if prefixes and texts.get(key, "").strip().lower().startswith(prefixes):
+        said = texts.get(key, "").strip().lower()
+        if prefixes and said.startswith(prefixes) and said.split(":", 1)[-1].strip() not in NOTHING:
             failing.append(f"{key!r} says {texts[key].strip()[:20]!r} (failure_prefixes)")
+    doubtful = {v.lower() for v in _setting(profile, "doubtful_failure_values")}
     for key in _setting(profile, "status_keys"):
         if key in texts:
             if texts[key].lower() in failures:
                 failing.append(f"{key!r} is {texts[key]!r} (failure_values)")
+            elif texts[key].lower() in doubtful:
+                failing.append(f"{key!r} is {texts[key]!r} (doubtful_failure_values)")
         elif key in values and values[key] == "other":
             unknown.append(key)
     flagged = [r for r in refusals if r.endswith("(denied_flags)")]
@@ -219,7 +227,13 @@ def classify_dict(ret: dict[str, Any], function: str, profile: Profile) -> Verdi
     """The whole verdict on a returned literal dict of FUNCTION."""
     found = outcome_of_dict(ret, profile)
     if found.outcome == "failure":
-        return failure_verdict(ret, function, profile, found)
+        verdict = failure_verdict(ret, function, profile, found)
+        doubts = [s for s in found.signals if s.endswith("(doubtful_failure_values)")]
+        signs = [s for s in found.signals if s != "returned from an except" and s not in doubts]
+        if doubts and not signs:
+            # a status that a successful call may report as its value ("invalid" from a validator): the type waits
+            return Verdict(verdict.outcome, verdict.letter, verdict.signals, LOW, alternative="S")
+        return verdict
     return found
 
 

@@ -557,7 +557,8 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
     _expect(migrate.get("dict_returns", {}), "migrate.dict_returns", origin,
             lists=("success_flags", "error_keys", "status_keys", "failure_values", "message_keys", "denied_flags",
                    "decision_keys", "denied_values", "denied_patterns", "input_exceptions", "error_patterns",
-                   "invalid_patterns", "refusal_patterns", "lookup_exceptions", "failure_prefixes", "unsupported_patterns"),
+                   "invalid_patterns", "refusal_patterns", "lookup_exceptions", "failure_prefixes", "unsupported_patterns", "error_flags",
+                   "doubtful_failure_values"),
             strings=("legacy_code_key", "helper", "denied_code"))
     for key in ("denied_patterns", "error_patterns", "invalid_patterns", "refusal_patterns", "unsupported_patterns"):
         for pattern in migrate.get("dict_returns", {}).get(key, []):

@@ -860,6 +860,7 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
     """The run-time classifier written once into a module: the same keys the static decision reads."""
     flags = list(profile.migrate_value("dict_returns.success_flags", []))
     errors = list(profile.migrate_value("dict_returns.error_keys", []))
+    error_flags = list(profile.migrate_value("dict_returns.error_flags", []))
     status = list(profile.migrate_value("dict_returns.status_keys", []))
     failures = sorted({v.lower() for v in profile.migrate_value("dict_returns.failure_values", [])})
     messages = list(profile.migrate_value("dict_returns.message_keys", []))
@@ -879,19 +880,24 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
         "    if not isinstance(result, dict):",
         "        raise TypeError(f\"expected a dict or a reply, got {type(result).__name__}\")",
         "    data = dict(result)",
+        "    NOTHING = (\"\", \"none\", \"no\", \"0\", \"n/a\", \"null\", \"-\")   # \"Error: none\" reports no error",
         f"    if {_py(code_key)} in data:",
         f"        data[{_py(legacy)}] = data.pop({_py(code_key)})",
         f"    flags = [data.pop(key) for key in {_py(flags)} if key in data]",
-        "    flags = [flag if isinstance(flag, bool) else str(flag).strip().lower() not in",
-        "             (\"false\", \"0\", \"no\", \"off\", \"none\", \"\") for flag in flags]",
+        "    flags = [flag.strip().lower() not in (\"false\", \"0\", \"no\", \"off\", \"none\", \"\")",
+        "             if isinstance(flag, str) else flag for flag in flags]",
         f"    denied = any(data.get(key) is False for key in {_py(denied_flags)}) or any(",
         f"        str(data.get(key, \"\")).lower() in {_py(denied_values)}",
         f"        for key in {_py(decision_keys)})",
         "    failed = denied or False in flags or True not in flags and (",
         f"        any(data.get(key) for key in {_py(errors)})",
+        f"        or any(data.get(key) is True or str(data.get(key)).strip().lower() in (\"true\", \"yes\", \"1\")",
+        f"               for key in {_py(error_flags)})",
         f"        or any(str(data.get(key, \"\")).lower() in {_py_wrapped(failures, 12)} for key in {_py(status)})",
         "        or any(str(data.get(key) or \"\").strip().lower().startswith(",
-        f"            tuple({_py(prefixes)})) for key in {_py(messages)}))",
+        "            tuple(" + _py(prefixes) + "))",
+        "               and str(data.get(key)).split(\":\", 1)[-1].strip().lower() not in NOTHING",
+        f"               for key in {_py(messages)}))",
     ]
     if message:
         lines += [

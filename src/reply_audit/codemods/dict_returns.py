@@ -134,22 +134,25 @@ def _reply_from_legacy(result, success, success_code, failure, failure_code,
     if not isinstance(result, dict):
         raise TypeError(f"expected a dict or a reply, got {type(result).__name__}")
     data = dict(result)
+    NOTHING = ("", "none", "no", "0", "n/a", "null", "-")   # "Error: none" reports no error
     if "code" in data:
         data["legacy_code"] = data.pop("code")
     flags = [data.pop(key) for key in ["success", "ok"] if key in data]
-    flags = [flag if isinstance(flag, bool) else str(flag).strip().lower() not in
-             ("false", "0", "no", "off", "none", "") for flag in flags]
+    flags = [flag.strip().lower() not in ("false", "0", "no", "off", "none", "")
+             if isinstance(flag, str) else flag for flag in flags]
     denied = any(data.get(key) is False for key in ["allowed", "permitted", "authorized"]) or any(
         str(data.get(key, "")).lower() in ["denied", "deny", "forbidden", "refused", "reject", "rejected"]
         for key in ["decision", "policy_decision"])
     failed = denied or False in flags or True not in flags and (
-        any(data.get(key) for key in ["error", "isError", "is_error", "failed"])
+        any(data.get(key) for key in ["error"])
+        or any(data.get(key) is True or str(data.get(key)).strip().lower() in ("true", "yes", "1")
+               for key in ["isError", "is_error", "failed"])
         or any(str(data.get(key, "")).lower() in [
-            "aborted", "crashed", "denied", "error", "fail", "failed", "failure", "forbidden",
-            "invalid", "not_found", "refused", "rejected", "timed_out", "timeout", "unauthorized",
-            "unavailable"] for key in ["status"])
+            "error", "fail", "failed", "failure"] for key in ["status"])
         or any(str(data.get(key) or "").strip().lower().startswith(
-            tuple(["error:", "failed:", "failure:", "fatal:"])) for key in ["error", "message", "reason"]))
+            tuple(["error:", "failed:", "failure:", "fatal:"]))
+               and str(data.get(key)).split(":", 1)[-1].strip().lower() not in NOTHING
+               for key in ["error", "message", "reason"]))
     message = next((str(data.pop(key)) for key in ["error", "message", "reason"] if data.get(key)), None)
     if denied and refused is not None:
         return refused(refused_code, data=data, message=message)

@@ -1414,8 +1414,10 @@ class FactsExtractor:
         params = cls._params(ctx)
         if not params:
             return False
-        said = {w for text in _texts(value).values() for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text)}
-        return bool(params & said)
+        said = {w.lower() for text in _texts(value).values() for w in re.findall(r"[A-Za-z][A-Za-z0-9]*", text)}
+        # `timeout` in "Timeout must be positive", `max_rows` in "Too many rows": any word of three letters or more
+        # of a parameter's name, any case
+        return any(w in said for name in params for w in name.lower().split("_") if len(w) >= 3)
 
     @staticmethod
     def _guard_on_params(ctx: _Ctx) -> bool:
