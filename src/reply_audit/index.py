@@ -445,8 +445,7 @@ class IndexBuilder:
                                     "value_span": r.value_span, "key_values": r.key_values, "code": r.code,
                                     "shape": r.shape, "callee": r.callee, "texts": r.texts,
                                     "except_types": r.except_types, "spread": r.spread, "guards": r.guards,
-                                    "guard_on_params": r.guard_on_params, "cites_params": r.cites_params,
-                                    "try_on_params": r.try_on_params, "try_reads": r.try_reads,
+                                    "cites_params": r.cites_params, "try_reads": r.try_reads,
                                     "guard_reads": r.guard_reads, "literal_type": r.literal_type,
                                     "names_params": r.names_params, "try_fixed_keys": r.try_fixed_keys})
                 inv.handlers.append({

@@ -43,6 +43,11 @@ class Verdict:
         return self.signals[0] if self.outcome == "skip" else None
 
 
+def spaced(text: str) -> str:
+    """TEXT with `snake_case` and `CamelCase` split into words (`launcherDb_path` -> `launcher Db path`)."""
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ")
+
+
 def _setting(profile: Profile, key: str) -> list[str]:
     return list(profile.migrate_value(f"dict_returns.{key}", []) or [])
 
@@ -170,9 +175,7 @@ def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: 
         inputs = set(_setting(profile, "input_exceptions"))
         types = ret.get("except_types") or []
         if ret.get("except_kind") == "narrow" and types and set(types) <= inputs:
-            reads = ret.get("try_reads")
-            if reads is None:   # facts from before try_reads: the plain flag
-                reads = "direct" if ret.get("try_on_params", True) else ""
+            reads = ret.get("try_reads", "")
             if reads == "direct":
                 return Verdict("failure", "I", signals + (f"caught as {', '.join(types)} (input_exceptions) from a "
                                                           "block that reads a parameter",), HIGH)
@@ -245,6 +248,7 @@ def input_evidence(site: dict[str, Any], profile: Profile, code_area: str | None
     parameter (and is not a dispatch on it, `command == "status"`), its message quotes a parameter, or its
     code's AREA answers the caller's mistakes."""
     guards = site.get("guards") or []
+    # a return knows how its test reads the parameters; a builder call only whether it reads one
     direct = site["guard_reads"] == "direct" if "guard_reads" in site else site.get("guard_on_params")
     if direct and not (guards and DISPATCH.search(guards[-1])):
         return "the test before it reads a parameter"
@@ -275,16 +279,13 @@ def precondition(guards: list[str], message: str | None, profile: Profile) -> st
     is missing ("No database connection", "launcher database not found"). Such a failure is a precondition the
     request could not meet, never an empty result; a word merely mentioned ("No rows in that db table": the rows
     are missing, not the database) is no precondition."""
-    def spaced(text: str) -> str:
-        return re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ").lower()
-
     guard = guards[-1] if guards else ""
     # the name an emptiness test tests (`not api_token`, `launcher_db is None`): its last word is what is missing
     tested = re.match(r"^\s*not\s+([\w.]+)\s*$|^\s*([\w.]+)\s+is\s+None\s*$|^\s*([\w.]+)\s*==\s*(?:None|0|''|\"\")\s*$",
                       guard)
     name = next((g for g in tested.groups() if g), "") if tested else ""
-    head = spaced(name.rsplit(".", 1)[-1]).split()[-1:] if name else []
-    said = spaced(message or "")
+    head = spaced(name.rsplit(".", 1)[-1]).lower().split()[-1:] if name else []
+    said = spaced(message or "").lower()
     after = r"(?:$|[.,:;!?)]|\s+(?:provided|given|configured|available|found|set|connected|running|loaded)\b)"
     for word in _classify(profile, "precondition_words"):
         w = re.escape(word.lower())

@@ -41,14 +41,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..meaning import spaced
+
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 MESSAGE_KEY = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 
 
 def words(text: str, shortest: int = 3) -> list[str]:
     """Lower-case words of TEXT (`snake_case` and `CamelCase` split), of SHORTEST letters or more."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ")
-    return [w for w in _WORD.findall(spaced.lower()) if len(w) >= shortest]
+    return [w for w in _WORD.findall(spaced(text).lower()) if len(w) >= shortest]
 
 
 @dataclass(frozen=True)
@@ -220,8 +221,11 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     spoken_of = index.area_vocabulary(area_of, generic_words, keys_only=False)   # words only one area's entries use
     own_name = _with_singulars(words(handler["name"], shortest=2))
     own_say = (said | legacy) - named   # what the return itself says: its message and its legacy code (`LOAN_MAX`)
-    told_areas = {a for a in {*area_words, *described}
-                  if own_say & ({a.lower()} | area_words.get(a, set()) | described.get(a, set()))}
+    # the areas the return's own words name (the first such word), any area the profile or the registry knows;
+    # of those, the profile's own decide whether the return is quiet or may borrow a sibling's code
+    said_areas = {a: told[0] for a in sorted({*area_words, *described, *area_of.values()})
+                  if (told := sorted(own_say & ({a.lower()} | area_words.get(a, set()) | described.get(a, set()))))}
+    told_areas = {a for a in said_areas if a in area_words or a in described}
     scored: list[tuple[float, str, list[str]]] = []
     specific: set[str] = set()   # codes with evidence about this site's domain, not only shared words
     spoken: set[str] = set()     # codes the return's own message or legacy code points to
@@ -325,8 +329,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
                           corroborated=corroborated)
     undecided = (f"no clear winner: best {best:.2f} ({code}), {ahead:.2f} ahead; threshold {threshold}, "
                  f"margin {margin}")
-    domain = _domain_named(letter, named, own_name, own_say, area_words, described, spoken_of, profile, ctx,
-                           fallback)
+    domain = _domain_named(letter, named, own_name, said_areas, area_words, spoken_of, profile, ctx, fallback)
     # a registered code of the type (writable or not) whose own text says much of what the message says: no
     # fallback either ("Borrower already holds too many items" reads like LOAN_LIMIT_REACHED)
     close = next((c for c in sorted(ctx.canonical) if (p := profile.parse_code(c)) is not None and p.type == letter
@@ -344,8 +347,8 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     return CodeChoice(None, "low", (undecided,), top)
 
 
-def _domain_named(letter: str, named: set[str], own_name: set[str], told: set[str], area_words: dict[str, set[str]],
-                  described: dict[str, set[str]], own_words: dict[str, set[str]], profile, ctx,
+def _domain_named(letter: str, named: set[str], own_name: set[str], said_areas: dict[str, str],
+                  area_words: dict[str, set[str]], own_words: dict[str, set[str]], profile, ctx,
                   fallback: str | None) -> str:
     """Which area with registered codes of type LETTER, other than the fallback code's, the names or the message
     point to ('' when none), whether or not the ranking may write its codes (`git` names GIT, whose codes the
@@ -359,9 +362,8 @@ def _domain_named(letter: str, named: set[str], own_name: set[str], told: set[st
         in_name = sorted((named & ({lower} | area_words.get(area, set()))) | (own_name & own_words.get(area, set())))
         if in_name:
             return f"the name says {in_name[0]!r}: area {area}, so no fallback"
-        in_message = sorted(told & ({lower} | area_words.get(area, set()) | described.get(area, set())))
-        if in_message:
-            return f"the message says {in_message[0]!r}: area {area}, so no fallback"
+        if area in said_areas:
+            return f"the message says {said_areas[area]!r}: area {area}, so no fallback"
     return ""
 
 
@@ -395,9 +397,8 @@ def _is_generic(code: str, text: str, profile, area_words: dict[str, set[str]], 
     counts but a few function words (`of`, `the`): `in` and `use` say something here."""
     area = (profile.parse_code(code).area or "").lower()
     own = area_words.get(area.upper(), set()) | {area}
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text).replace("_", " ").lower()
-    said = [w for w in re.findall(r"[a-z0-9]+", spaced) if w not in _FUNCTION_WORDS]
-    return bool(said) and all(w in generic_words or w in own or (w.endswith("s") and w[:-1] in own) for w in said)
+    said = [w for w in re.findall(r"[a-z0-9]+", spaced(text).lower()) if w not in _FUNCTION_WORDS]
+    return bool(said) and all(w in generic_words or _with_singulars([w]) & own for w in said)
 
 
 def _generic_code(codes: list[str], fallback: str | None, profile) -> str | None:

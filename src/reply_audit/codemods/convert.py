@@ -41,7 +41,7 @@ from ..facts.registries import last_name
 from ..facts.signatures import is_dict_annotation
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from ..scan import DEFAULT_CODE, marker_comment
-from ..meaning import LOW, Verdict, classify_dict, failure_verdict
+from ..meaning import NOTHING, Verdict, classify_dict, failure_verdict
 from .base import Edit, Refused, Skip, Target
 from .code_choice import CodeChoice, legacy_type, rank
 from .decisions import RUNTIME, Choice, Decision, fingerprint, mapping_choice
@@ -519,13 +519,6 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
                                          "evidence does not confirm it: type and code wait for a human",
                                          *found.evidence), found.candidates or (found.code,))
         code = placeholder
-    elif found.fallback and letter != "S" and verdict.confidence == LOW \
-            and not (choice is not None and choice.reviewed):
-        # a failure's fallback stands only on a failure type some sign decided: where the type is the classifier's
-        # default, the type and the code wait for a human together ("Rate limit exceeded" is no sure Invalid)
-        found = CodeChoice(None, "low", (f"the fallback {found.code} stands only on a failure type a sign "
-                                         f"decided; this {letter} is the classifier's default", *found.evidence),
-                           found.candidates)
     rename: tuple[tuple[str, str], ...] = ()
     if from_own:
         drop += (code_key,)
@@ -880,7 +873,7 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
         "    if not isinstance(result, dict):",
         "        raise TypeError(f\"expected a dict or a reply, got {type(result).__name__}\")",
         "    data = dict(result)",
-        "    NOTHING = (\"\", \"none\", \"no\", \"0\", \"n/a\", \"null\", \"-\")   # \"Error: none\" reports no error",
+        f"    NOTHING = ({', '.join(_py(w) for w in NOTHING)})   # \"Error: none\" reports no error",
         f"    if {_py(code_key)} in data:",
         f"        data[{_py(legacy)}] = data.pop({_py(code_key)})",
         f"    flags = [data.pop(key) for key in {_py(flags)} if key in data]",

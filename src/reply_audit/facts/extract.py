@@ -1105,11 +1105,10 @@ class FactsExtractor:
                                              except_types=list(ctx.except_types),
                                              spread=literal and _has_unknown_keys(value),
                                              guards=[_guard_text(t, n) for t, n in ctx.guards[-GUARD_DEPTH:]],
-                                             guard_on_params=self._guard_on_params(ctx),
                                              cites_params=literal and self._cites_params(value, ctx),
                                              literal_type=_literal_type(value),
                                              names_params=literal and self._names_params(value, ctx),
-                                             try_on_params=ctx.try_reads == "direct", try_reads=ctx.try_reads,
+                                             try_reads=ctx.try_reads,
                                              try_fixed_keys=ctx.try_fixed_keys,
                                              guard_reads=self._reads([ctx.guards[-1][0]], ctx) if ctx.guards
                                              else ""))

@@ -162,10 +162,9 @@ class ReturnFact:
     except_types: list[str] = field(default_factory=list)  # the classes the enclosing except names
     spread: bool = False       # the literal dict has keys not known statically (`**base`, a computed key)
     guards: list[str] = field(default_factory=list)  # tests of the enclosing ifs, outermost first (shortened)
-    guard_on_params: bool = False  # the innermost if-test reads a parameter of the function (input checking)
     cites_params: bool = False  # an f-string in the literal dict interpolates a parameter of the function
-    try_on_params: bool = False  # in an except: its try block reads a parameter of the function itself
-    try_reads: str = ""          # …: "direct", "indirect" (only through the system's own work) or ""
+    try_reads: str = ""          # in an except, how its try block reads the function's parameters: "direct",
+                                 # "indirect" (only through the system's own work) or ""
     try_fixed_keys: bool = False  # …: the try block also reads a fixed key of other data (`resp["price"]`)
     literal_type: str = ""       # a returned literal that is no dict: tuple, list, str, bool, number
     names_params: bool = False   # a literal text of the dict names a parameter as a word ("timeout must be …")
