@@ -6,9 +6,9 @@ Usage: python scripts/compare_migration.py OURS REFERENCE [--files GLOB ...] [--
 
 Both trees are read with `ast`. In every function defined in both, each returned builder call of OURS
 (`return rb.invalid(CODE, data={...}, message=...)`) is matched to one returned builder call of the
-reference in the same function, by the literal keys of its data (less success flags and message keys, which a
-migration drops or keeps at will) and the words and interpolated expressions of its message (one-to-one, best
-pairs first, a pair needs half its evidence in common; never by type or code). Returns OURS classifies at run time (a call to
+reference in the same function (or in the helper `_F_internal` the reference split it into), by the literal keys of its data (less success flags and message keys, which a
+migration drops or keeps at will) and the words and interpolated expressions of its texts (one-to-one, best
+pairs first, a pair needs half its evidence in common and, where both have a text (the message, or the data's error, message or reason), a quarter of its words and expressions; never by type or code). Returns OURS classifies at run time (a call to
 the run-time classifier) are counted apart: they have no type until the code runs; their Success code is
 compared with the Success codes the reference writes in the same function. Printed: matched sites,
 reply-type and code agreement, builder calls that carry the default-code marker, and every disagreement.
@@ -62,6 +62,14 @@ def _tokens(node: ast.AST | None) -> frozenset[str]:
     return frozenset(out)
 
 
+def _texts(data: ast.AST | None) -> frozenset[str]:
+    """The words of a data dict's own texts (its error, message and reason values)."""
+    if not isinstance(data, ast.Dict):
+        return frozenset()
+    return frozenset(w for k, v in zip(data.keys, data.values)
+                     if isinstance(k, ast.Constant) and k.value in ("error", "message", "reason") for w in _tokens(v))
+
+
 def sites(root: Path, globs: list[str], methods: dict[str, str], helper: str,
           ignored: frozenset[str] = frozenset()) -> dict[tuple[str, str], list[Site]]:
     """(path, function) -> the returned reply calls of that function, in source order. IGNORED: data keys that
@@ -95,16 +103,12 @@ def sites(root: Path, globs: list[str], methods: dict[str, str], helper: str,
                     keys = frozenset(k.value for k in getattr(data, "keys", []) or []
                                      if isinstance(k, ast.Constant) and isinstance(k.value, str))
                     found.append(Site(rel, fn.name, node.lineno, methods[name], code, keys - ignored,
-                                      _tokens(message), MARKER in end))
+                                      _tokens(message) | _texts(data), MARKER in end))
                 elif name == helper:
                     data = call.args[0] if call.args else None
                     keys = frozenset(k.value for k in getattr(data, "keys", []) or []
                                      if isinstance(k, ast.Constant) and isinstance(k.value, str))
-                    words: frozenset[str] = frozenset()
-                    if isinstance(data, ast.Dict):
-                        words = frozenset(w for k, v in zip(data.keys, data.values)
-                                          if isinstance(k, ast.Constant) and k.value in ("error", "message", "reason")
-                                          for w in _tokens(v))
+                    words = _texts(data)
                     success = call.args[2].value if len(call.args) > 2 and isinstance(call.args[2], ast.Constant) \
                         else None
                     found.append(Site(rel, fn.name, node.lineno, "runtime", success, keys - ignored, words,
@@ -119,7 +123,10 @@ def _score(a: Site, b: Site) -> float:
     if a.keys or b.keys:
         parts.append(len(a.keys & b.keys) / len(a.keys | b.keys))
     if a.words and b.words:   # a message only one side has (one a migration added) says nothing either way
-        parts.append(len(a.words & b.words) / len(a.words | b.words))
+        shared = len(a.words & b.words) / len(a.words | b.words)
+        if shared < 0.25:
+            return 0.0        # two texts with next to nothing in common are two situations, whatever their data
+        parts.append(shared)
     return sum(parts) / len(parts) if parts else 0.0
 
 
@@ -143,6 +150,19 @@ def match(ours: list[Site], theirs: list[Site]) -> list[tuple[Site, Site]]:
     return sorted(out, key=lambda p: p[0].line)
 
 
+def _with_split_helpers(theirs: dict[tuple[str, str], list[Site]],
+                        ours: dict[tuple[str, str], list[Site]]) -> dict[tuple[str, str], list[Site]]:
+    """A migration often splits a handler F into a thin F and a helper `_F_internal` (`_F_impl`, `_F_core`)
+    that holds the returns. A reference function named `_F_WORD` (one more word, no more) whose F is a function of
+    OURS counts as part of F."""
+    out = {key: list(group) for key, group in theirs.items()}
+    for (path, name), group in theirs.items():
+        stem, _, word = name.lstrip("_").rpartition("_")
+        if name.startswith("_") and stem and word and (path, stem) in ours and (path, name) not in ours:
+            out.setdefault((path, stem), []).extend(group)
+    return out
+
+
 def compare(ours_root: Path, ref_root: Path, globs: list[str]) -> dict:
     from reply_audit.profile import load_profile
 
@@ -152,7 +172,7 @@ def compare(ours_root: Path, ref_root: Path, globs: list[str]) -> dict:
     ignored = frozenset(profile.migrate_value("dict_returns.success_flags", []) or []) \
         | frozenset(profile.migrate_value("dict_returns.message_keys", []) or [])
     ours = sites(ours_root, globs, methods, helper, ignored)
-    theirs = sites(ref_root, globs, methods, helper, ignored)
+    theirs = _with_split_helpers(sites(ref_root, globs, methods, helper, ignored), ours)
     pairs = [p for key in sorted(ours) if key in theirs for p in match(ours[key], theirs[key])]
     static = [(a, b) for a, b in pairs if a.type != "runtime"]
     calls = [s for group in ours.values() for s in group if s.type != "runtime"]
