@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from reply_audit.cli import app
 from reply_audit.codemods.apply import add_imports
 from reply_audit.codemods.context import PlanContext
+from reply_audit.engine import evaluate
 from reply_audit.codemods.imports import ImportFinder
 from reply_audit.facts.model import Signature, WrapperFact
 from reply_audit.journal import FOLDER, Journal
@@ -1306,3 +1307,41 @@ def test_what_a_fourth_review_found_about_words_that_look_like_failures(tmp_path
         ("email_validate", 28, "I", True, "low"),
         ("email_validate", 29, "S", False, "medium"),
         ("lint_run", 35, "S", False, "medium")]
+
+
+# ------------------------------------------------------------------------------ conditional dict returns
+FALLBACK_SERVER = '''from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_run(name: str):
+    result = engine(name)
+    return result if isinstance(result, dict) else {"success": False, "message": str(result)}
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_peek(name: str):
+    result = engine(name)
+    return result if looks_ok(result) else {"success": False, "message": "bad"}
+'''
+
+
+def test_a_dict_on_every_branch_of_a_conditional_is_a_raw_dict_and_is_classified_at_run_time(tmp_path):
+    """`x if isinstance(x, dict) else {...}` is a dict on both branches: a raw dict return (RA306), converted whole
+    by the run-time classifier. A conditional whose other branch may be anything (`looks_ok(result)`) is not
+    counted and not touched."""
+    write_tree(tmp_path, {"server.py": FALLBACK_SERVER, "safety.py": SAFETY, "replies.py": DECISION_REPLIES,
+                          "pyproject.toml": SETUP})
+    found = [(f.rule, f.line, f.message) for f in evaluate(scan(tmp_path, load_profile(None, tmp_path)),
+                                                           select=["RA306"]).findings]
+    assert found == [("RA306", 8, "handler notes_run returns a raw dict ({success, message})")]
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    source = (tmp_path / "server.py").read_text()
+    lines = [line.strip() for line in source[source.index("def notes_run"):].splitlines()
+             if line.strip().startswith("return ")]
+    assert lines == [
+        'return _reply_from_legacy(result if isinstance(result, dict) else {"success": False, "message": '
+        'str(result)}, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")  # reply-audit: default-code',
+        'return result if looks_ok(result) else {"success": False, "message": "bad"}']

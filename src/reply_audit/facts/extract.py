@@ -206,6 +206,34 @@ def _dict_pairs(value: ast.expr | None) -> tuple[list[tuple[str | None, ast.expr
     return None
 
 
+def _dict_branches(value: ast.expr | None) -> list[str] | None:
+    """For a conditional expression that is a dict on every branch, the literal keys of its dict literals; None
+    otherwise. A branch is a dict when it is a dict literal, such a conditional itself, or the very name the test
+    checks with `isinstance(name, dict)` (`result if isinstance(result, dict) else {"success": False, ...}`)."""
+    if not isinstance(value, ast.IfExp):
+        return None
+    test, negated = value.test, False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    checked = None
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and isinstance(test.args[1], ast.Name) \
+            and test.args[1].id == "dict":
+        checked = test.args[0].id
+    keys: list[str] = []
+    for branch, is_dict_when_named in ((value.body, not negated), (value.orelse, negated)):
+        pairs = _dict_pairs(branch)
+        if pairs is not None:
+            keys += [k for k, _ in pairs[0] if k is not None and k not in keys]
+        elif isinstance(branch, ast.Name) and branch.id == checked and is_dict_when_named:
+            continue
+        elif (nested := _dict_branches(branch)) is not None:
+            keys += [k for k in nested if k not in keys]
+        else:
+            return None
+    return keys
+
+
 def _has_unknown_keys(value: ast.expr | None) -> bool:
     found = _dict_pairs(value)
     return found is not None and (found[1] or any(k is None for k, _ in found[0]))
@@ -1047,6 +1075,9 @@ class FactsExtractor:
         pairs = _dict_pairs(value)
         if pairs is not None:
             return "dict", None, [k for k, _ in pairs[0] if k is not None]
+        branches = _dict_branches(value)
+        if branches is not None:   # `result if isinstance(result, dict) else {"success": False, ...}`
+            return "dict", None, branches
         if isinstance(value, ast.Call):
             if last_name(value.func) in self.reply_classes:
                 return "reply", None, []
@@ -1088,7 +1119,7 @@ class FactsExtractor:
             keys = list(keys)
         else:
             kind, call, keys = self._value_kind(value)
-            literal = kind == "dict"
+            literal = kind == "dict" and _dict_pairs(value) is not None   # not a conditional of dicts
         span = None if value is None else [value.lineno, value.col_offset, value.end_lineno or value.lineno,
                                            value.end_col_offset or value.col_offset]
         code_value = None
