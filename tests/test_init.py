@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
+
 from typer.testing import CliRunner
 
 from support import REPO
@@ -52,12 +54,15 @@ def test_init_finds_reply_functions_envelope_classes_enums_and_dispatch_tables()
         'decorators = ["server.tool"]  # server.tool on 1 function(s), e.g. server.py:7\n'
         'safety_decorator = ""  # none found; name yours to have RA308 check it\n'
         "\n[tool.reply-audit.builder.functions]\n"
-        'error_response = { type = "E", code_keyword = "error_code", code_position = 1 }  # server.py:9\n'
+        # declared, error_response would report its call without a code (server.py:13), which the built-in
+        # profile does not: the key stays a comment that says so
+        "# left out, it adds 1 finding(s) the built-in profile does not give (RA311 ×1); uncomment it to see them:\n"
+        '# error_response = { type = "E", code_keyword = "error_code", code_position = 1 }  # server.py:9\n'
         'success_response = { type = "S", code_position = -1 }  # server.py:16\n'
         "\n[tool.reply-audit.builder]\n"
         'code_required = ["E"]  # replies built by functions; success replies usually carry no code\n')
     envelope = _init(CONVENTIONS / "envelope_class")
-    assert 'ToolResponse = { type_keyword = "success", type_values = { true = "S", false = "E" }, ' \
+    assert '# ToolResponse = { type_keyword = "success", type_values = { true = "S", false = "E" }, ' \
            'code_keyword = "error_code", code_position = -1 }' in envelope
     enums = _init(CONVENTIONS / "enum_codes")
     assert 'enums = ["ErrorCode", "ToolErrorName"]' in enums
@@ -75,9 +80,15 @@ def test_init_write_appends_a_section_that_a_scan_then_uses(tmp_path):
     assert first.exit_code == 0, first.output
     text = (root / "pyproject.toml").read_text(encoding="utf-8")
     assert text.startswith('[project]\nname = "svc"\n\n# Written by `reply-audit init`')
+    assert "# left out, it adds 1 finding(s) the built-in profile does not give (RA311 ×1)" in text
+    builtin = [(f.rule, f.line) for f in evaluate(scan(root, load_profile("canonical"))).findings]
+    written = [(f.rule, f.line) for f in evaluate(scan(root, load_profile(None, root))).findings]
+    assert written == [("RA501", 0), ("RA306", 13)] and set(written) <= set(builtin)
+    # uncommented, the key finds the reply built without a code: the code keyword was learnt from the calls
+    (root / "pyproject.toml").write_text(text.replace("# ToolResponse", "ToolResponse"), encoding="utf-8")
     result = scan(root, load_profile(None, root))
     found = [(f.rule, f.line) for f in evaluate(result, select=["RA311", "RA306"]).findings]
-    assert found == [("RA311", 7), ("RA306", 13)]   # the code keyword was learnt from the calls
+    assert found == [("RA311", 7), ("RA306", 13)]
     again = runner.invoke(app, ["init", str(root), "--write"])
     assert again.exit_code == 2 and "already has a [tool.reply-audit] section" in again.output
 
@@ -104,3 +115,117 @@ def test_init_quotes_keys_toml_needs_quoted_and_refuses_an_inline_section(tmp_pa
     (tmp_path / "pyproject.toml").write_text('[tool]\nreply-audit = { profile = "canonical" }\n', encoding="utf-8")
     refused = runner.invoke(app, ["init", str(tmp_path), "--write"])
     assert refused.exit_code == 2 and "already has a [tool.reply-audit] section" in refused.output
+
+
+# ------------------------------------------------------------------------------ a conservative init
+APP = '''import click
+from enum import Enum
+
+
+class VSCodeCommand(str, Enum):
+    OPEN_FILE = "open_file"
+    CLOSE = "close"
+
+
+class ErrorCodes(str, Enum):
+    NOT_FOUND = "not_found"
+    BAD_QUERY = "bad_query"
+
+
+def fail(message, code=None):
+    return {"success": False, "error": message, "code": code}
+
+
+@mcp.tool()
+def search(query: str):
+    if not query:
+        return fail("query is required", code=ErrorCodes.BAD_QUERY)
+    return {"success": True, "rows": []}
+
+
+@click.command()
+def main_tool():
+    pass
+
+
+def factory():
+    @mcp.tool()
+    def inner(x):
+        return x
+    return inner
+
+
+LOOKUP_EXECUTORS = {"a": search, "b": search}
+'''
+TEST = '''def fail(msg):
+    raise AssertionError(msg)
+
+
+@mcp.tool()
+def test_a():
+    fail("x")
+'''
+
+
+def _messy_tree(root):
+    from support import write_tree
+
+    files = {"app/server.py": APP, "app/util.py": "X = 1\n", "app/db.py": "Y = 2\n", "tests/test_app.py": TEST}
+    for copy in ("app_backup_2024_05_01", "mirror_app"):   # a backup by its name, a copy by its contents
+        files.update({name.replace("app/", copy + "/"): text for name, text in files.items()
+                      if name.startswith("app/")})
+    write_tree(root, files)
+
+
+def test_init_reads_only_the_code_that_runs_and_comments_out_what_it_cannot_stand_behind(tmp_path):
+    """Tests, backups and copies are no evidence, and the latter two are proposed as scan excludes. `fail` is
+    returned by a handler, but the profile refuses it (a builder method's name): a comment with the profile's
+    reason, exit 0. ErrorCodes is passed where a code goes, VSCodeCommand never is; LOOKUP_EXECUTORS is named for
+    nothing a handler is; closures and click commands are no handlers."""
+    _messy_tree(tmp_path)
+    result = runner.invoke(app, ["init", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    excludes = load_profile("canonical").scan_list("exclude")
+    listed = ", ".join(f'"{name}"' for name in [*excludes, "app_backup_*", "mirror_app"])
+    assert result.stdout == HEADER + (
+        'profile = "canonical"  # 0 returned dicts carry a "reflection", 0 strings look like LAYER-AREA-TYPE-NNN '
+        "codes\n\n[tool.reply-audit.scan]\n"
+        f"exclude = [{listed}]\n"
+        "# app_backup_*: a backup or retired copy (by its name), e.g. app_backup_2024_05_01/\n"
+        "# mirror_app: a copy: every Python file is also in app/\n"
+        "\n[tool.reply-audit.handlers]\n"
+        'decorators = ["mcp.tool"]  # mcp.tool on 1 function(s), e.g. app/server.py:20\n'
+        'safety_decorator = ""  # none found; name yours to have RA308 check it\n'
+        "\n[tool.reply-audit.codes]\n"
+        'enums = ["ErrorCodes"]  # ErrorCodes at app/server.py:10\n'
+        "pattern = '^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$'  # all 2 string values of these code lists are lower "
+        "snake_case\n"
+        "\n[tool.reply-audit.builder.functions]\n"
+        "# left out, the profile refuses it (canonical + pyproject.toml: [builder.functions] fail is also a builder "
+        "method name; a name is either a function or a method):\n"
+        '# fail = { type = "E", code_keyword = "code", code_position = 1 }  # app/server.py:15\n'
+        "\n[tool.reply-audit.builder]\n"
+        'code_required = ["E"]  # replies built by functions; success replies usually carry no code\n'
+        "\n# Seen but not proposed (one sign is not enough):\n"
+        "# - VSCodeCommand at app/server.py:5: named like a code list, but none of its members is passed where a "
+        "code goes\n")
+    assert result.stderr.splitlines()[-2:] == [
+        "reply-audit: looked at 3 Python files (0 unparseable; 1 test or example folder(s) not taken as evidence)",
+        "reply-audit: findings with the built-in profile 10, with this section 2; 1 key(s) left out as comments"]
+
+
+@pytest.mark.parametrize("root", [
+    *sorted(p for p in (REPO / "tests" / "fixtures").glob("*/*") if p.is_dir()),
+    *sorted(p for p in (REPO / "tests" / "fixtures").glob("*") if p.is_dir()),
+    REPO / "tests", REPO / "examples" / "legacy_mcp", REPO / "examples" / "iar_actions",
+], ids=lambda p: str(p.relative_to(REPO)))
+def test_init_exits_0_and_its_section_adds_no_finding_on_every_fixture_root(root, tmp_path):
+    copy = tmp_path / "tree"
+    shutil.copytree(root, copy, ignore=shutil.ignore_patterns("pyproject.toml", "profile.toml", "__pycache__"))
+    result = runner.invoke(app, ["init", str(copy), "--write"])
+    assert result.exit_code == 0, result.output
+    base = "iar" if 'profile = "iar"' in (copy / "pyproject.toml").read_text() else "canonical"
+    key = lambda f: (f.rule, f.path, f.line)   # noqa: E731
+    builtin = {key(f) for f in evaluate(scan(copy, load_profile(base))).findings}
+    written = {key(f) for f in evaluate(scan(copy, load_profile(None, copy))).findings}
+    assert written <= builtin

@@ -595,15 +595,21 @@ def init(
 ) -> None:
     """Propose a starter \\[tool.reply-audit] section from what the code shows (handler decorators, register
     calls, dispatch tables, reply functions, code Enums, envelope classes, IAR reflections)."""
-    from .init import collect, propose, write_section
+    from .init import base_profile, collect, propose, write_section
+    from .init_vet import vet
 
     try:
         if not path.is_dir():
             raise UserError(f"path {str(path)!r} is not a directory")
         evidence = collect(path)
-        text = propose(evidence)
-        typer.echo(f"reply-audit: looked at {evidence.files} Python files ({evidence.unparseable} unparseable)",
-                   err=True)
+        vetted = vet(propose(evidence), path, base_profile(evidence))
+        text = vetted.text
+        left = sum(1 for _ in evidence.scope.left_out) if evidence.scope else 0
+        typer.echo(f"reply-audit: looked at {evidence.files} Python files ({evidence.unparseable} unparseable; "
+                   f"{left} test or example folder(s) not taken as evidence)", err=True)
+        typer.echo(f"reply-audit: findings with the built-in profile {vetted.baseline}, with this section "
+                   f"{vetted.findings}" + (f"; {len(vetted.left_out)} key(s) left out as comments"
+                                           if vetted.left_out else ""), err=True)
         if write:
             written = write_section(path, text)
             typer.echo(f"reply-audit: wrote the [tool.reply-audit] section to {written}", err=True)

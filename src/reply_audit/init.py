@@ -5,8 +5,11 @@ functions that look like tool handlers, which calls register functions by name, 
 dicts dispatch by name, which functions build replies (and where their code argument is),
 which Enum classes or `Literal[...]` aliases hold codes, which classes are returned as
 envelopes, whether returns carry an IAR reflection, and whether codes look canonical.
-`propose` turns the evidence into profile keys, each with a comment saying what it rests
-on; the text is checked by loading it as a profile before anyone sees it.
+Only the code that runs is read (init_scope: no tests, examples, backups, vendored trees or
+copies). A key needs two signs: a reply function or envelope class is proposed only when a
+handler returns it, a code list only when its members are passed where a code goes. `propose`
+turns the evidence into profile keys, each with a comment saying what it rests on; init_vet
+then checks the text before anyone sees it.
 """
 
 from __future__ import annotations
@@ -20,9 +23,15 @@ from pathlib import Path
 from .discovery import discover
 from .errors import UserError
 from .facts.registries import ENUM_BASES, dotted_name, last_name, str_value
+from .init_scope import Scope, scope
 from .profile import load_profile
 
 HANDLER_WORDS = re.compile(r"(?:^|[._])(?:tool|action|handler|endpoint)s?(?:$|[._])", re.IGNORECASE)
+# a dispatch table is named for what it dispatches: TOOLS, ACTION_HANDLERS, COMMANDS, ROUTES (not LOOKUP_EXECUTORS)
+TABLE_WORDS = re.compile(r"(?:^|_)(?:tool|action|handler|endpoint|command|route|dispatch)(?:s|es|er|ers)?(?:$|_)",
+                         re.IGNORECASE)
+# command-line frameworks: their decorators mark commands, not tool handlers
+CLI_MODULES = frozenset({"click", "typer", "argparse", "fire", "cli", "app.cli"})
 NOT_HANDLERS = frozenset({"property", "staticmethod", "classmethod", "dataclass", "lru_cache", "cache",
                           "cached_property", "wraps", "abstractmethod", "contextmanager", "overload", "override",
                           "pytest.fixture", "fixture", "functools.wraps", "functools.lru_cache"})
@@ -53,6 +62,13 @@ class Evidence:
     reflection_returns: int = 0
     canonical_codes: int = 0
     builder_methods: int = 0
+    code_refs: set = field(default_factory=set)       # names whose members are passed at code positions
+    code_strings: set = field(default_factory=set)    # literal strings passed at code positions
+    member_values: dict[str, set] = field(default_factory=dict)   # Enum or Literal alias -> its string values
+    returned_by: dict[str, set] = field(default_factory=lambda: defaultdict(set))  # callee -> functions returning it
+    decorated: dict[str, set] = field(default_factory=lambda: defaultdict(set))    # decorator -> functions it is on
+    table_targets: set = field(default_factory=set)   # functions dispatch tables name
+    scope: Scope | None = None
 
 
 def _code_like(node: ast.AST) -> bool:
@@ -81,9 +97,20 @@ class _Collector:
     def module(self, tree: ast.Module) -> None:
         functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.ev.functions |= functions
+        # functions a decorator can make handlers of: the module's own and its classes' methods, not closures
+        outer = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        outer += [m for c in tree.body if isinstance(c, ast.ClassDef) for m in c.body
+                  if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        tops = {id(n) for n in outer}
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for node in ast.walk(fn):
+                    if isinstance(node, ast.Return) and node.value is not None:
+                        for call in _returned_calls(node.value):
+                            self.ev.returned_by[call].add(fn.name)
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self._function(node)
+                self._function(node, id(node) in tops)
             elif isinstance(node, ast.ClassDef):
                 self._class(node)
             elif isinstance(node, ast.Call):
@@ -96,12 +123,13 @@ class _Collector:
                 if any(str_value(k) == "reflection" for k in node.value.keys if k is not None):
                     self.ev.reflection_returns += 1
 
-    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        for dec in node.decorator_list:
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, top: bool) -> None:
+        for dec in node.decorator_list if top else []:
             name = dotted_name(dec.func if isinstance(dec, ast.Call) else dec)
-            if name and name not in NOT_HANDLERS:
+            if name and name not in NOT_HANDLERS and name.rsplit(".", 1)[0] not in CLI_MODULES:
                 self.ev.decorators[name] += 1
                 self.ev.decorator_at.setdefault(name, _where(self.path, node))
+                self.ev.decorated[name].add(node.name)
         match = BUILDER_NAME.match(node.name)
         if match and node.col_offset == 0:
             params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
@@ -115,6 +143,8 @@ class _Collector:
         members = [s for s in node.body if isinstance(s, ast.Assign)]
         if bases & ENUM_BASES and len(members) >= 2 and CODE_NAME.search(node.name):
             self.ev.enums.setdefault(node.name, _where(self.path, node))
+            self.ev.member_values.setdefault(node.name, set()).update(
+                v for m in members if (v := str_value(m.value)) is not None)
         fields = {s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
         if {"success", "error"} <= fields:
             self.ev.envelope_classes.setdefault(node.name, _where(self.path, node))
@@ -128,6 +158,15 @@ class _Collector:
             return
         keywords = [kw.arg for kw in node.keywords if kw.arg]
         code_keyword = next((k for k in keywords if "code" in k.lower()), "")
+        at_code = [kw.value for kw in node.keywords if kw.arg and "code" in kw.arg.lower()]
+        if BUILDER_NAME.match(name):
+            at_code += list(node.args)
+        for value in at_code:   # what is passed where a code goes: `code=ErrorCode.X`, `error_response(msg, E.X)`
+            base = value.value if isinstance(value, ast.Attribute) and value.attr == "value" else value
+            if isinstance(base, ast.Attribute):
+                self.ev.code_refs.add(last_name(base.value))
+            elif (text := str_value(value)) is not None:
+                self.ev.code_strings.add(text)
         match = BUILDER_NAME.match(name) if isinstance(node.func, ast.Name) else None
         position = next((i for i, a in enumerate(node.args) if _code_like(a)), -1)
         if match and name not in self.ev.builders:   # a reply function imported from elsewhere
@@ -158,21 +197,37 @@ class _Collector:
     def _assign(self, node: ast.Assign, functions: set[str]) -> None:
         target = last_name(node.targets[0])
         value = node.value
-        if target and isinstance(value, ast.Dict) and len(value.keys) >= (1 if HANDLER_WORDS.search(target) else 2) \
+        if target and isinstance(value, ast.Dict) and len(value.keys) >= 1 and TABLE_WORDS.search(target) \
                 and all(
                 str_value(k) is not None for k in value.keys) and all(
                 isinstance(v, ast.Name) and v.id in functions for v in value.values):
             self.ev.dispatch_tables.setdefault(target, _where(self.path, node))
+            self.ev.table_targets.update(v.id for v in value.values if isinstance(v, ast.Name))
         if isinstance(value, ast.Subscript) and last_name(value.value) == "Literal" and target \
                 and CODE_NAME.search(target):
             self.ev.enums.setdefault(target, _where(self.path, node))
+            values = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+            self.ev.member_values.setdefault(target, set()).update(
+                v for e in values if (v := str_value(e)) is not None)
+
+
+def _returned_calls(value: ast.expr) -> list[str]:
+    """The callees a returned expression returns: `f(...)`, either branch of `a if t else b`, `x or f(...)`."""
+    if isinstance(value, ast.Call):
+        return [n] if (n := last_name(value.func)) else []
+    if isinstance(value, ast.IfExp):
+        return _returned_calls(value.body) + _returned_calls(value.orelse)
+    if isinstance(value, ast.BoolOp):
+        return [n for v in value.values for n in _returned_calls(v)]
+    return []
 
 
 def collect(root: Path) -> Evidence:
-    found = discover(root, ["*.py"], [".git", ".venv", "venv", "node_modules", "__pycache__", "build", "dist",
-                                      "site-packages", ".tox", ".reply-audit-cache"])
+    builtin = load_profile("canonical")
+    found = discover(root, ["*.py"], builtin.scan_list("exclude"))
     ev = Evidence()
-    for rel in found.files:
+    ev.scope = scope(found.files, found.root, builtin.scan_list("test_paths"))
+    for rel in ev.scope.evidence:
         try:
             source = (found.root / rel).read_bytes()
             tree = ast.parse(source, rel)
@@ -192,8 +247,7 @@ def propose(ev: Evidence) -> str:
     """The starter section, every key with the evidence it rests on."""
     lines = ["# Written by `reply-audit init` from what it found in the code; check each key, then run",
              "# `reply-audit scan`. docs/profiles.md explains every key.", "[tool.reply-audit]"]
-    iar = ev.reflection_returns > 0 and ev.reflection_returns >= ev.canonical_codes
-    base = "iar" if iar else "canonical"
+    base = base_profile(ev)
     lines.append(f'profile = "{base}"  # {ev.reflection_returns} returned dicts carry a "reflection", '
                  f"{ev.canonical_codes} strings look like LAYER-AREA-TYPE-NNN codes")
     safety = [name for name, _ in ev.decorators.most_common() if re.search(r"safe|guard", name, re.IGNORECASE)]
@@ -227,18 +281,34 @@ def propose(ev: Evidence) -> str:
     if ev.dispatch_tables:
         handler_lines.append(f"dispatch_tables = {_toml_list(sorted(ev.dispatch_tables))}  # " + "; ".join(
             f"{name} at {at}" for name, at in sorted(ev.dispatch_tables.items())[:3]))
+    scope_lines = _scope_lines(ev)
+    if scope_lines:
+        lines += ["", "[tool.reply-audit.scan]", *scope_lines]
     if handler_lines:
         lines += ["", "[tool.reply-audit.handlers]", *handler_lines]
-    if ev.enums:
+    # the functions that are handlers by what init proposes: a reply function or class is one a handler returns
+    handlers = {f for name in handler_decorators for f in ev.decorated[name]} | ev.table_targets | {
+        target for name in registers for _, target in ev.register_args[name]}
+    not_proposed: list[str] = []
+    # a code list is one whose members are passed where a code goes (a second sign besides its name)
+    enums = {name: at for name, at in ev.enums.items()
+             if name in ev.code_refs or ev.member_values.get(name, set()) & ev.code_strings}
+    not_proposed += [f"{name} at {at}: named like a code list, but none of its members is passed where a code goes"
+                     for name, at in sorted(ev.enums.items()) if name not in enums]
+    if enums:
         lines += ["", "[tool.reply-audit.codes]",
-                  f"enums = {_toml_list(sorted(ev.enums))}  # " + "; ".join(
-                      f"{name} at {at}" for name, at in sorted(ev.enums.items())[:3]),
-                  "# pattern = '...'  # set it to the spelling of your codes (docs/profiles.md)"]
+                  f"enums = {_toml_list(sorted(enums))}  # " + "; ".join(
+                      f"{name} at {at}" for name, at in sorted(enums.items())[:3]),
+                  _pattern_line({v for name in enums for v in ev.member_values.get(name, set())})]
     functions: dict[str, str] = {}
     for name, (letter, keyword, position) in sorted(ev.builders.items()):
         if base == "iar" or ev.builder_methods:   # a builder class is there: replies come from its methods
             break
         if name in ev.envelope_classes:
+            continue
+        if not ev.returned_by.get(name, set()) & handlers:
+            not_proposed.append(f"{name} at {ev.builder_at[name]}: named like a reply function, but no handler "
+                                "returns what it builds")
             continue
         spec = f'{{ type = "{letter}"'
         spec += f', code_keyword = "{keyword}"' if keyword else ""
@@ -247,6 +317,9 @@ def propose(ev: Evidence) -> str:
     for name, at in sorted(ev.envelope_classes.items()):
         if base == "iar":
             break
+        if not ev.returned_by.get(name, set()) & handlers:
+            not_proposed.append(f"{name} at {at}: built with success=..., but no handler returns it")
+            continue
         code = f'code_keyword = "{ev.envelope_codes[name]}", ' if name in ev.envelope_codes else ""
         functions[name] = (f'{_key(name)} = {{ type_keyword = "success", type_values = {{ true = "S", false = "E" }}, '
                            f"{code}code_position = -1 }}  # constructed with success=..., {at}")
@@ -256,18 +329,46 @@ def propose(ev: Evidence) -> str:
         if not ev.builder_methods:
             lines += ["", "[tool.reply-audit.builder]",
                       'code_required = ["E"]  # replies built by functions; success replies usually carry no code']
-    text = "\n".join(lines) + "\n"
-    _check(text)
-    return text
+    if not_proposed:
+        lines += ["", "# Seen but not proposed (one sign is not enough):",
+                  *(f"# - {why}" for why in not_proposed[:12])]
+        if len(not_proposed) > 12:
+            lines.append(f"# - … and {len(not_proposed) - 12} more")
+    return "\n".join(lines) + "\n"
 
 
-def _check(text: str) -> None:
-    """The proposal must load as a profile: a key init writes that the profile refuses is a bug here."""
-    import tempfile
+SPELLINGS = (("lower snake_case", r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"),
+             ("UPPER_SNAKE_CASE", r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$"),
+             ("LAYER-AREA-TYPE-NNN", CANONICAL_CODE.pattern))
 
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "pyproject.toml").write_text(text, encoding="utf-8")
-        load_profile(None, Path(tmp))
+
+def _pattern_line(values: set[str]) -> str:
+    """`[codes] pattern` for the one spelling all the code lists' string VALUES share, or a hint to set it."""
+    for spelling, pattern in SPELLINGS:
+        if values and all(re.match(pattern, v) for v in values):
+            if spelling == "LAYER-AREA-TYPE-NNN":
+                break   # the built-in pattern already
+            return f"pattern = '{pattern}'  # all {len(values)} string values of these code lists are {spelling}"
+    return "# pattern = '...'  # set it to the spelling of your codes (docs/profiles.md)"
+
+
+def _scope_lines(ev: Evidence) -> list[str]:
+    """`[scan] exclude`: the built-in profile's entries plus the trees that hold no code of the project's own."""
+    if ev.scope is None or not ev.scope.excludes:
+        return []
+    builtin = load_profile("canonical").scan_list("exclude")
+    added = [name for name in sorted(ev.scope.excludes) if name not in builtin]
+    if not added:
+        return []
+    out = [f"exclude = {_toml_list(builtin + added)}"]
+    out += [f"# {name}: {ev.scope.excludes[name]}" for name in added]
+    return out
+
+
+def base_profile(ev: Evidence) -> str:
+    """The built-in profile the tree looks written for: iar when its returns carry reflections more often than
+    its strings look like canonical codes."""
+    return "iar" if ev.reflection_returns > 0 and ev.reflection_returns >= ev.canonical_codes else "canonical"
 
 
 def write_section(root: Path, text: str) -> Path:
