@@ -17,7 +17,8 @@ class RawDictReturn(Rule):
            "(`reply-audit migrate --select dict-returns`): success-shaped dicts become rb.success(code, "
            "data={...}), error-shaped ones Invalid, or Error inside an except. A handler annotated as returning "
            "a dict (`-> dict`, `Dict[str, Any]`) returns one at every return the scan cannot see into "
-           "(`return result`, `return helper(...)`): those count too.")
+           "(`return result`, `return helper(...)`): those count too, and so does a conditional that is a dict on "
+           "every branch (`result if isinstance(result, dict) else {\"success\": False, ...}`).")
     valid = [Example('''
 @mcp.tool()
 def notes_search(rb: ReplyBuilder, query):
@@ -35,7 +36,12 @@ def notes_search(query):
 @mcp.tool()
 def notes_status() -> dict:
     return backend.status()
-''', expect=3)]
+
+@mcp.tool()
+def notes_run(name):
+    result = backend.run(name)
+    return result if isinstance(result, dict) else {"success": False, "message": str(result)}
+''', expect=4)]
 
     def check(self, ctx):
         for h in ctx.inventory.handlers:
