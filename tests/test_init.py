@@ -171,14 +171,15 @@ def _messy_tree(root):
     from support import write_tree
 
     files = {"app/server.py": APP, "app/util.py": "X = 1\n", "app/db.py": "Y = 2\n", "tests/test_app.py": TEST}
-    for copy in ("app_backup_2024_05_01", "mirror_app"):   # a backup by its name, a copy by its contents
+    for copy in ("app_backup_2024_05_01", "app_backup_2024_06_01", "mirror_app"):   # backups, and a copy
         files.update({name.replace("app/", copy + "/"): text for name, text in files.items()
                       if name.startswith("app/")})
     write_tree(root, files)
 
 
 def test_init_reads_only_the_code_that_runs_and_comments_out_what_it_cannot_stand_behind(tmp_path):
-    """Tests, backups and copies are no evidence, and the latter two are proposed as scan excludes. `fail` is
+    """Tests, backups and copies are no evidence; the backups (two, so a glob) are proposed as scan excludes, the
+    copy is named in a comment (which of two identical trees is stale is for a human to say). `fail` is
     returned by a handler, but the profile refuses it (a builder method's name): a comment with the profile's
     reason, exit 0. ErrorCodes is passed where a code goes, VSCodeCommand never is; LOOKUP_EXECUTORS is named for
     nothing a handler is; closures and click commands are no handlers."""
@@ -186,13 +187,13 @@ def test_init_reads_only_the_code_that_runs_and_comments_out_what_it_cannot_stan
     result = runner.invoke(app, ["init", str(tmp_path)])
     assert result.exit_code == 0, result.output
     excludes = load_profile("canonical").scan_list("exclude")
-    listed = ", ".join(f'"{name}"' for name in [*excludes, "app_backup_*", "mirror_app"])
+    listed = ", ".join(f'"{name}"' for name in [*excludes, "app_backup_*"])
     assert result.stdout == HEADER + (
         'profile = "canonical"  # 0 returned dicts carry a "reflection", 0 strings look like LAYER-AREA-TYPE-NNN '
         "codes\n\n[tool.reply-audit.scan]\n"
         f"exclude = [{listed}]\n"
         "# app_backup_*: a backup or retired copy (by its name), e.g. app_backup_2024_05_01/\n"
-        "# mirror_app: a copy: every Python file is also in app/\n"
+        "# mirror_app/ is an identical copy of app/ (every Python file, byte for byte): exclude the stale one\n"
         "\n[tool.reply-audit.handlers]\n"
         'decorators = ["mcp.tool"]  # mcp.tool on 1 function(s), e.g. app/server.py:20\n'
         'safety_decorator = ""  # none found; name yours to have RA308 check it\n'
@@ -209,9 +210,12 @@ def test_init_reads_only_the_code_that_runs_and_comments_out_what_it_cannot_stan
         "\n# Seen but not proposed (one sign is not enough):\n"
         "# - VSCodeCommand at app/server.py:5: named like a code list, but none of its members is passed where a "
         "code goes\n")
-    assert result.stderr.splitlines()[-2:] == [
+    assert result.stderr.splitlines()[-3:] == [
         "reply-audit: looked at 3 Python files (0 unparseable; 1 test or example folder(s) not taken as evidence)",
-        "reply-audit: findings with the built-in profile 10, with this section 2; 1 key(s) left out as comments"]
+        "reply-audit: findings with the built-in canonical profile 13, with this section 3; 1 key(s) left out as "
+        "comments",
+        "reply-audit: the proposed excludes leave out 6 finding(s) and find 0 more in the code that stays (what the "
+        "copies had made ambiguous)"]
 
 
 @pytest.mark.parametrize("root", [
@@ -229,3 +233,70 @@ def test_init_exits_0_and_its_section_adds_no_finding_on_every_fixture_root(root
     builtin = {key(f) for f in evaluate(scan(copy, load_profile(base))).findings}
     written = {key(f) for f in evaluate(scan(copy, load_profile(None, copy))).findings}
     assert written <= builtin
+
+
+HANDLER = '@mcp.tool()\ndef run(q: str):\n    return {"success": False, "error": "q is required"}\n'
+
+
+def _scope_of(tmp_path, files):
+    from support import write_tree
+    from reply_audit.discovery import discover
+    from reply_audit.init_scope import scope
+
+    write_tree(tmp_path, files)
+    found = discover(tmp_path, ["*.py"], load_profile("canonical").scan_list("exclude"))
+    return scope(found.files, tmp_path, load_profile("canonical").scan_list("test_paths"))
+
+
+def test_packages_named_with_a_backup_word_are_code_and_an_exclude_never_reaches_code_init_read(tmp_path):
+    found = _scope_of(tmp_path, {
+        "archive_service/server.py": HANDLER, "backup_service/server.py": HANDLER, "old_api/server.py": HANDLER,
+        "services/api_v3/server.py": HANDLER, "services/api_v2_old/conf.py": "X = 1\n",
+        "app/server.py": HANDLER, "app.bak/server.py": HANDLER, "ArchE_backup_20250905_0718/a.py": "A = 1\n",
+        "ArchE_backup_20250906_0930/a.py": "A = 2\n"})
+    assert found.evidence == ["app/server.py", "archive_service/server.py", "backup_service/server.py",
+                              "old_api/server.py", "services/api_v3/server.py"]
+    assert found.excludes == {
+        "ArchE_backup_*": "a backup or retired copy (by its name), e.g. ArchE_backup_20250905_0718/",
+        "app.bak": "a backup or retired copy (by its name), e.g. app.bak/",
+        "services/api_v2_old": "a backup or retired copy (by its name), e.g. services/api_v2_old/"}
+
+
+def test_a_tree_all_in_a_folder_named_old_is_read_and_a_copy_is_only_named(tmp_path):
+    only_old = _scope_of(tmp_path / "a", {"old/server.py": HANDLER, "old/util.py": "X = 1\n"})
+    assert only_old.evidence == ["old/server.py", "old/util.py"] and only_old.excludes == {}
+    # src layout beside a stale copy at the root: both identical, neither named like a backup; a package whose
+    # three files match another's but which holds one more file below is no copy
+    three = {"__init__.py": "", "a.py": "A = 1\n", "b.py": "B = 1\n"}
+    files = {f"src/svc/tools/{k}": v for k, v in three.items()} | {f"tools/{k}": v for k, v in three.items()}
+    boiler = {"__init__.py": "", "config.py": "C = 1\n", "constants.py": "K = 1\n"}
+    files |= {f"plugins/alpha/{k}": v for k, v in boiler.items()} | {f"plugins/beta/{k}": v for k, v in boiler.items()}
+    files["plugins/beta/handlers/server.py"] = HANDLER
+    found = _scope_of(tmp_path / "b", files)
+    assert found.excludes == {} and found.copies == {"src/svc/tools": "tools"}
+    assert "plugins/beta/handlers/server.py" in found.evidence and "plugins/alpha/config.py" in found.evidence
+
+
+def test_init_escapes_names_toml_cannot_hold_as_they_are(tmp_path):
+    from support import write_tree
+
+    write_tree(tmp_path, {"src/server.py": HANDLER, "a\nx = 1_old/a.py": "A = 1\n", 'b "q"_old/a.py': "A = 1\n",
+                          "src2/server.py": HANDLER})
+    result = runner.invoke(app, ["init", str(tmp_path), "--write"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "pyproject.toml").read_text()
+    assert '"a\\nx = 1_old"' in text and '"b \\"q\\"_old"' in text and "# left out" not in text
+
+
+def test_init_write_keeps_line_endings_and_refuses_a_file_it_would_break(tmp_path):
+    from support import write_tree
+
+    write_tree(tmp_path / "a", {"server.py": HANDLER})
+    (tmp_path / "a" / "pyproject.toml").write_bytes(b'[project]\r\nname = "a"\r\n')
+    assert runner.invoke(app, ["init", str(tmp_path / "a"), "--write"]).exit_code == 0
+    data = (tmp_path / "a" / "pyproject.toml").read_bytes()
+    assert data.startswith(b'[project]\r\nname = "a"\r\n\r\n# Written by') and data.count(b"\n") == data.count(b"\r\n")
+    write_tree(tmp_path / "b", {"server.py": HANDLER, "pyproject.toml": "tool = { black = { line-length = 100 } }\n"})
+    result = runner.invoke(app, ["init", str(tmp_path / "b"), "--write"])
+    assert result.exit_code == 2 and "the section cannot be appended" in result.output
+    assert (tmp_path / "b" / "pyproject.toml").read_text() == "tool = { black = { line-length = 100 } }\n"

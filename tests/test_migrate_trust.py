@@ -1345,3 +1345,17 @@ def test_a_dict_on_every_branch_of_a_conditional_is_a_raw_dict_and_is_classified
         'return _reply_from_legacy(result if isinstance(result, dict) else {"success": False, "message": '
         'str(result)}, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")  # reply-audit: default-code',
         'return result if looks_ok(result) else {"success": False, "message": "bad"}']
+
+
+def test_a_conditional_whose_dict_refuses_is_classified_with_the_denied_method(tmp_path):
+    server = FALLBACK_SERVER.replace('{"success": False, "message": str(result)}',
+                                     '{"allowed": False, "error": "blocked by policy"}')
+    replies = DECISION_REPLIES
+    write_tree(tmp_path, {"server.py": server, "safety.py": SAFETY, "replies.py": replies, "pyproject.toml": SETUP})
+    assert cli("migrate", tmp_path, "--apply").exit_code == 0
+    source = (tmp_path / "server.py").read_text()
+    line = next(x.strip() for x in source[source.index("def notes_run"):].splitlines()
+                if x.strip().startswith("return "))
+    assert line == ('return _reply_from_legacy(result if isinstance(result, dict) else {"allowed": False, "error": '
+                    '"blocked by policy"}, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001", refused=rb.denied, '
+                    'refused_code="EN-DB-D-001")  # reply-audit: default-code')

@@ -607,9 +607,16 @@ def init(
         left = sum(1 for _ in evidence.scope.left_out) if evidence.scope else 0
         typer.echo(f"reply-audit: looked at {evidence.files} Python files ({evidence.unparseable} unparseable; "
                    f"{left} test or example folder(s) not taken as evidence)", err=True)
-        typer.echo(f"reply-audit: findings with the built-in profile {vetted.baseline}, with this section "
+        base = base_profile(evidence)
+        typer.echo(f"reply-audit: findings with the built-in {base} profile {vetted.baseline}, with this section "
                    f"{vetted.findings}" + (f"; {len(vetted.left_out)} key(s) left out as comments"
-                                           if vetted.left_out else ""), err=True)
+                                           if vetted.left_out else "")
+                   + (f"; the default profile, canonical, gives {vetted.default}" if vetted.default is not None
+                      else ""), err=True)
+        if vetted.scope_added or vetted.scope_removed:
+            typer.echo(f"reply-audit: the proposed excludes leave out {vetted.scope_removed} finding(s) and find "
+                       f"{vetted.scope_added} more in the code that stays (what the copies had made ambiguous)",
+                       err=True)
         if write:
             written = write_section(path, text)
             typer.echo(f"reply-audit: wrote the [tool.reply-audit] section to {written}", err=True)

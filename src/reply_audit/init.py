@@ -15,6 +15,7 @@ then checks the text before anyone sees it.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -86,7 +87,7 @@ def _key(name: str) -> str:
 
 
 def _where(path: str, node: ast.AST) -> str:
-    return f"{path}:{getattr(node, 'lineno', 0)}"
+    return f"{_comment_text(path)}:{getattr(node, 'lineno', 0)}"
 
 
 class _Collector:
@@ -239,8 +240,13 @@ def collect(root: Path) -> Evidence:
     return ev
 
 
+def _toml_string(value: str) -> str:
+    """VALUE as a TOML basic string (a JSON string is one, escapes included)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _toml_list(values: list[str]) -> str:
-    return "[" + ", ".join(f'"{v}"' for v in values) + "]"
+    return "[" + ", ".join(_toml_string(v) for v in values) + "]"
 
 
 def propose(ev: Evidence) -> str:
@@ -354,15 +360,20 @@ def _pattern_line(values: set[str]) -> str:
 
 def _scope_lines(ev: Evidence) -> list[str]:
     """`[scan] exclude`: the built-in profile's entries plus the trees that hold no code of the project's own."""
-    if ev.scope is None or not ev.scope.excludes:
+    if ev.scope is None:
         return []
     builtin = load_profile("canonical").scan_list("exclude")
     added = [name for name in sorted(ev.scope.excludes) if name not in builtin]
-    if not added:
-        return []
-    out = [f"exclude = {_toml_list(builtin + added)}"]
-    out += [f"# {name}: {ev.scope.excludes[name]}" for name in added]
+    out = [f"exclude = {_toml_list(builtin + added)}"] if added else []
+    out += [f"# {_comment_text(name)}: {_comment_text(ev.scope.excludes[name])}" for name in added]
+    out += [f"# {_comment_text(copy)}/ is an identical copy of {_comment_text(original)}/ (every Python file, "
+            "byte for byte): exclude the stale one" for copy, original in sorted(ev.scope.copies.items())[:12]]
     return out
+
+
+def _comment_text(text: str) -> str:
+    """TEXT safe inside a TOML comment: one line, no control characters."""
+    return "".join(c if c.isprintable() else "?" for c in text)
 
 
 def base_profile(ev: Evidence) -> str:
@@ -376,7 +387,13 @@ def write_section(root: Path, text: str) -> Path:
     import tomllib
 
     pyproject = root / "pyproject.toml"
-    current = pyproject.read_text(encoding="utf-8") if pyproject.is_file() else ""
+    raw = pyproject.read_bytes() if pyproject.is_file() else b""
+    try:
+        current = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"{pyproject} is not UTF-8; fix it before adding a section") from None
+    crlf = b"\r\n" in raw
+    current = current.replace("\r\n", "\n")
     try:
         existing = tomllib.loads(current)
     except tomllib.TOMLDecodeError as exc:
@@ -385,5 +402,12 @@ def write_section(root: Path, text: str) -> Path:
         raise UserError(f"{pyproject} already has a [tool.reply-audit] section; edit it, or print a proposal "
                         "with `reply-audit init` (without --write) and merge by hand")
     separator = "" if not current or current.endswith("\n\n") else ("\n" if current.endswith("\n") else "\n\n")
-    pyproject.write_text(current + separator + text, encoding="utf-8")
+    combined = current + separator + text
+    try:
+        tomllib.loads(combined)
+    except tomllib.TOMLDecodeError as exc:   # `tool = { black = {...} }` cannot take a [tool.reply-audit] table
+        raise UserError(f"{pyproject}: the section cannot be appended ({exc}); print it with `reply-audit init` "
+                        "and merge it by hand") from None
+    data = combined.replace("\n", "\r\n") if crlf else combined
+    pyproject.write_bytes(data.encode("utf-8"))
     return pyproject

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UserError
-from .profile import load_profile
+from .profile import DEFAULT_PROFILE, load_profile
 
 KEY_LINE = re.compile(r"^(?P<key>[A-Za-z0-9_\"-][^=]*?)\s*=\s*\S")
 
@@ -29,6 +29,9 @@ class Vetted:
     left_out: list[str] = field(default_factory=list)   # one line per key commented out, with the reason
     baseline: int = 0                                     # findings with the built-in profile
     findings: int = 0                                     # findings with the proposal
+    scope_added: int = 0                                  # findings the scope alone adds (in the code that stays)
+    scope_removed: int = 0                                # findings the scope alone removes
+    default: int | None = None                            # findings with the default profile, when not the base
 
 
 def _key_lines(lines: list[str]) -> list[int]:
@@ -43,8 +46,12 @@ def _key_lines(lines: list[str]) -> list[int]:
     return out
 
 
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
 def _comment(lines: list[str], i: int, why: str) -> list[str]:
-    return [*lines[:i], f"# left out, {why}:", f"# {lines[i]}", *lines[i + 1:]]
+    return [*lines[:i], f"# left out, {_one_line(why)}:", f"# {lines[i]}", *lines[i + 1:]]
 
 
 def _loads(text: str) -> str:
@@ -64,8 +71,11 @@ def _loadable(lines: list[str], left_out: list[str]) -> list[str]:
             return lines
         culprit = next((i for i in _key_lines(lines)
                         if not _loads("\n".join(lines[:i] + lines[i + 1:]) + "\n")), None)
-        if culprit is None:
-            raise UserError(f"init wrote a section that does not load ({problem}); please report this")
+        if culprit is None:   # no single key: keep the base alone, and say so (init never exits 2 on a tree)
+            end = next((i for i, line in enumerate(lines) if line.startswith("profile =")), 2)
+            top = lines[:end + 1]
+            left_out.append(f"the whole section: {problem}")
+            return [*top, f"# init could not write a section that loads ({_one_line(problem)}); please report this"]
         left_out.append(f"{lines[culprit].split('#')[0].strip()}: {problem}")
         lines = _comment(lines, culprit, f"the profile refuses it ({problem})")
     return lines
@@ -112,6 +122,7 @@ def vet(text: str, root: Path, base: str, check_findings: bool = True) -> Vetted
         return Vetted(_text(lines), left_out)
     baseline = _findings(root, None, base)
     reference = baseline
+    scope_added = scope_removed = 0
     scope_rows = [i for i in _tables(lines).get("[tool.reply-audit.scan]", []) if KEY_LINE.match(lines[i])]
     if scope_rows:
         top = _tables(lines).get("[tool.reply-audit]", [])
@@ -124,6 +135,7 @@ def vet(text: str, root: Path, base: str, check_findings: bool = True) -> Vetted
                                            f"({sum(baseline.values())})")
         else:
             reference = scoped
+            scope_added, scope_removed = sum((scoped - baseline).values()), sum((baseline - scoped).values())
     found = _findings(root, _text(lines), base)
     while _added(found, reference):
         added = sum(_added(found, reference).values())
@@ -147,4 +159,6 @@ def vet(text: str, root: Path, base: str, check_findings: bool = True) -> Vetted
             lines = _comment(lines, i, f"it adds {gain} finding(s) the built-in profile does not give ({what}); "
                                        f"uncomment it to see them")
         found = _findings(root, _text(lines), base)
-    return Vetted(_text(lines), left_out, sum(baseline.values()), sum(found.values()))
+    default = None if base == DEFAULT_PROFILE else sum(_findings(root, None, DEFAULT_PROFILE).values())
+    return Vetted(_text(lines), left_out, sum(baseline.values()), sum(found.values()), scope_added, scope_removed,
+                  default)

@@ -234,6 +234,18 @@ def _dict_branches(value: ast.expr | None) -> list[str] | None:
     return keys
 
 
+def _branch_key_values(value: ast.expr | None) -> dict[str, str]:
+    """For a conditional of dicts (`_dict_branches`), the keys and kinds of value of its dict literals, so the run-time
+    plan knows a branch may refuse (`{"allowed": False, ...}`)."""
+    out: dict[str, str] = {}
+    if isinstance(value, ast.IfExp):
+        for branch in (value.body, value.orelse):
+            for k, kind in (_key_values(branch) if _dict_pairs(branch) is not None
+                            else _branch_key_values(branch)).items():
+                out.setdefault(k, kind)
+    return out
+
+
 def _has_unknown_keys(value: ast.expr | None) -> bool:
     found = _dict_pairs(value)
     return found is not None and (found[1] or any(k is None for k, _ in found[0]))
@@ -1130,7 +1142,8 @@ class FactsExtractor:
                                              col=stmt.col_offset, end_line=stmt.end_lineno or stmt.lineno,
                                              end_col=stmt.end_col_offset or stmt.col_offset,
                                              literal=literal, value_span=span,
-                                             key_values=_key_values(value) if literal else {},
+                                             key_values=_key_values(value) if literal else
+                                             _branch_key_values(value) if kind == "dict" else {},
                                              shape=shape, callee=callee,
                                              texts=_texts(value) if literal else {},
                                              except_types=list(ctx.except_types),
