@@ -384,3 +384,36 @@ def test_result_envelope_reads_a_split_string_key_as_the_scan_does(tmp_path):
         '    return {"error": None, "data": x, "reflection": {"status": "ok", "confidence": None, '
         '"alignment_check": "concern", "potential_issues": ["reflection added by reply-audit migrate: review it"]}}'
         "  # reply-audit: default-reflection")
+
+
+def _expected_table(name: str, section: str) -> list[list[str]]:
+    """Rows of the table under `## SECTION` of a fixture's hand-counted EXPECTED.md (cells without backticks)."""
+    text = (CONVENTIONS / name / "EXPECTED.md").read_text(encoding="utf-8")
+    body = text.split(f"## {section}\n", 1)[1].split("\n## ", 1)[0]
+    rows = [[c.strip().strip("`") for c in line.strip().strip("|").split("|")] for line in body.splitlines()
+            if line.startswith("|")]
+    return [r for r in rows[2:]]   # past the header and the rule
+
+
+def test_plain_constants_with_per_method_code_places_and_codes_only_at_code_positions():
+    """A plain class of UPPER_SNAKE constants is the registry; `success(message, data)` takes no code and
+    `error(code, message, data)` takes one first ([builder.methods] tables); strings spelled like codes anywhere
+    else (environment names, template ids) are no codes ([codes] scope, auto: positions for a bare spelling).
+    Every rule on: the findings are the hand count's."""
+    result, ev = _scan("plain_constants")
+    assert [(r["name"], r["role"], r["names"]) for r in result.inventory.registries] == [
+        ("ErrorCodes", "canonical", ["INVALID_ARGUMENT", "NOT_FOUND", "UPSTREAM_DOWN"])]
+    assert [[c["path"], str(c["line"]), c["method"], c["code"] or ""] for c in result.inventory.calls] == [
+        [p, line, method, code.split(" ")[0] if not code.startswith("(") else ""]
+        for p, line, method, code in _expected_table("plain_constants", "Reply calls")]
+    assert [[f.path, str(f.line), f.rule] for f in ev.findings] == [
+        row[:3] for row in _expected_table("plain_constants", "Findings")]
+
+
+def test_a_bare_code_spelling_can_still_be_applied_everywhere():
+    root = CONVENTIONS / "plain_constants"
+    profile = load_profile(str(root / "profile.toml"), root)
+    profile.data["codes"]["scope"] = "everywhere"
+    profile.__dict__.pop("code_scope", None)
+    ev = evaluate(scan(root, profile))
+    assert ("RA108", "server.py", 14, "legacy code WELCOME_MAIL is still used") in _found(ev)

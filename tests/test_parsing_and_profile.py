@@ -107,6 +107,11 @@ def test_profile_file_extends_a_builtin(tmp_path):
     ('[handlers]\nregister_calls = "register"\n', "must be a list of strings"),
     ("[layers.WA]\nallowed = ['Q']\n", "unknown type letter"),
     ("[builder]\nmethods = { ok = 'X' }\n", "is not a type letter"),
+    ("[builder.methods]\nok = { type = 'X' }\n", "is not a type letter"),
+    ("[builder.methods]\nok = { code_position = 1 }\n", "a table takes type \\(required\\)"),
+    ("[builder.methods]\nok = { type = 'S', colour = 1 }\n", "not colour"),
+    ("[builder.methods]\nok = { type = 'S', code_position = 'first' }\n", "code_position an integer"),
+    ("[codes]\nscope = 'somewhere'\n", "scope must be"),
     ("[builder\n", "not valid TOML"),
 ])
 def test_bad_profiles_are_user_errors(tmp_path, text, message):

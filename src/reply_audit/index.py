@@ -182,6 +182,32 @@ class IndexBuilder:
                     roles.append("canonical" if codes and good / len(codes) >= share else "legacy")
         return roles
 
+    def _used_registries(self, regs: list[tuple[str, RegistryFact, bool]],
+                         mappings: list[MappingFact]) -> list[tuple[str, RegistryFact, bool]]:
+        """[codes] scope = positions: the registries the profile names, and those a code position uses (a reply
+        call passes one of their codes or members, a mapping table maps one). A class of environment variable
+        names spelled like codes is no registry."""
+        explicit = [*self.profile.registries_value("canonical", []), *self.profile.registries_value("legacy", [])]
+        used = {c.code for f in self.files for c in f.calls if c.code}
+        used |= {lit.code for f in self.files for lit in f.code_literals if lit.at_position}
+        used |= {x for m in mappings for e in m.entries for x in (e.legacy, e.canonical) if x}
+        refs = []   # `ErrorCodes.NOT_FOUND`, `ErrorCode.NOT_FOUND.value` -> (["ErrorCodes"], "NOT_FOUND")
+        for f in self.files:
+            for c in f.calls:
+                parts = (c.code_ref or "").split(".")
+                while len(parts) > 1 and parts[-1] in ("value", "code"):
+                    parts.pop()
+                if parts[-1]:
+                    refs.append((parts[:-1], parts[-1]))
+        out = []
+        for path, reg, in_tests in regs:
+            members = {c.attr for c in reg.codes if c.attr}
+            named = any(member in members and (not owner or reg.name in owner) for owner, member in refs)
+            if _role_matches(path, reg.name, explicit) or reg.name in self.profile.member_registries \
+                    or named or used & {c.code for c in reg.codes}:
+                out.append((path, reg, in_tests))
+        return out
+
     # -- build ----------------------------------------------------------------------
     def build(self) -> Inventory:
         from .classify import classify_legacy, classify_mapping_entry
@@ -192,6 +218,8 @@ class IndexBuilder:
         all_mappings = [m for _, m in code_mappings] + list(self.mapping_files)
 
         regs = [(f.path, r, f.is_test) for f in self.files for r in f.registries]
+        if self.profile.code_scope == "positions":
+            regs = self._used_registries(regs, all_mappings)
         attr_codes: dict[str, str] = {}
         for path, reg, _ in regs:
             for c in reg.codes:
@@ -283,6 +311,8 @@ class IndexBuilder:
                 inv.fallback.append({"path": f.path, "skipped": [
                     {"line": s.line, "col": s.col, "message": s.message} for s in f.skipped]})
             for lit in f.code_literals:
+                if not lit.at_position and self.profile.code_scope == "positions":
+                    continue
                 inv.code_literals.append({"path": f.path, "line": lit.line, "col": lit.col, "code": lit.code,
                                           "function": lit.function, "end_line": lit.end_line,
                                           "end_col": lit.end_col, "plain": lit.plain})

@@ -241,7 +241,19 @@ class Profile:
     # -- builder ----------------------------------------------------------------
     @cached_property
     def builder_methods(self) -> dict[str, str]:
-        return dict(self.section("builder").get("methods", {}))
+        """Method -> the TYPE letter it builds (`success = "S"`, or `success = { type = "S", … }`)."""
+        return {m: spec if isinstance(spec, str) else spec["type"]
+                for m, spec in self.section("builder").get("methods", {}).items()}
+
+    def method_code_argument(self, method: str) -> tuple[str, int]:
+        """(keyword, position) of METHOD's code argument: its own ([builder.methods] `error = { type = "E",
+        code_position = 0 }`; -1: it takes no code positionally), else [builder] code_keyword and code_position.
+        A forbidden method takes its replacement's."""
+        methods = self.section("builder").get("methods", {})
+        spec = methods.get(method, methods.get(self.forbidden_methods.get(method, ""), ""))
+        spec = spec if isinstance(spec, dict) else {}
+        return (str(spec.get("code_keyword", self.builder_value("code_keyword", "code"))),
+                int(spec.get("code_position", self.builder_value("code_position", 0))))
 
     @cached_property
     def forbidden_methods(self) -> dict[str, str]:
@@ -267,6 +279,18 @@ class Profile:
     def code_required_types(self) -> frozenset[str]:
         """TYPE letters whose replies must carry a code (RA311)."""
         return frozenset(self.section("builder").get("code_required", self.type_letters))
+
+    @cached_property
+    def code_scope(self) -> str:
+        """Where a string spelled like a code is one ([codes] scope): "everywhere", or only at code "positions"
+        (a reply call's code argument, a `*code*` keyword or dict key, a comparison with a `*code*` name, a
+        registry or mapping that such a position uses). "auto" (the default): everywhere when the pattern names
+        parts (LAYER-AREA-TYPE-NNN is no accident), at positions when it is a bare spelling (UPPER_SNAKE is also
+        how environment variables and template ids are spelled)."""
+        scope = str(self.section("codes").get("scope", "auto"))
+        if scope != "auto":
+            return scope
+        return "everywhere" if self.code_re.groupindex else "positions"
 
     @cached_property
     def member_registries(self) -> frozenset[str]:
@@ -357,7 +381,18 @@ def _validate(data: dict[str, Any], origin: str) -> None:
             if bad:
                 raise UserError(f"{origin}: [layers.{name}] {key} has unknown type letter(s) {bad}; known: {letters}")
     methods = data.get("builder", {}).get("methods", {})
-    for method, letter in methods.items():
+    for method, spec in methods.items():
+        letter = spec
+        if isinstance(spec, dict):
+            extra = sorted(set(spec) - {"type", "code_keyword", "code_position"})
+            if extra or "type" not in spec:
+                raise UserError(f"{origin}: [builder.methods] {method}: a table takes type (required), code_keyword "
+                                f"and code_position" + (f", not {', '.join(extra)}" if extra else ""))
+            if not isinstance(spec.get("code_keyword", ""), str) or not isinstance(spec.get("code_position", 0), int) \
+                    or isinstance(spec.get("code_position", 0), bool):
+                raise UserError(f"{origin}: [builder.methods] {method}: code_keyword is a string, code_position an "
+                                "integer (-1: never positional)")
+            letter = spec["type"]
         if letter not in letters:
             raise UserError(f"{origin}: [builder.methods] {method} = {letter!r} is not a type letter {letters}")
     for method, target in data.get("builder", {}).get("forbidden_methods", {}).items():
@@ -431,7 +466,11 @@ def _validate_key_types(data: dict[str, Any], origin: str) -> None:
             lists=("decorators", "register_calls", "dispatch_tables", "register_function_keywords",
                    "register_name_keywords"),
             strings=("safety_decorator",), integers=("register_name_position", "register_function_position"))
-    _expect(data.get("codes", {}), "codes", origin, lists=("enums",), strings=("format", "pattern"),
+    scope = data.get("codes", {}).get("scope", "auto")
+    if scope not in ("auto", "positions", "everywhere"):
+        raise UserError(f"{origin}: [codes] scope must be \"auto\", \"positions\" or \"everywhere\", not "
+                        f"{scope!r}")
+    _expect(data.get("codes", {}), "codes", origin, lists=("enums",), strings=("format", "pattern", "scope"),
             integers=("number_min", "number_max"))
     builder = data.get("builder", {})
     _expect(builder, "builder", origin, lists=("code_required", "receiver_names", "reply_classes"),

@@ -72,10 +72,13 @@ def notes_list(rb: ReplyBuilder, notes):
             else:
                 note = f" (code {call['code']} kept: {candidate} is not registered)"
         profile = ctx.profile
+        if profile.method_code_argument(call["method"]) != profile.method_code_argument(new_method):
+            return Skip(f"{call['method']}() and {new_method}() take their code at different places ([builder.methods]): "
+                        "rename it by hand")
         return RewriteCall(
             codemod=self.name, path=call["path"], spans=[span_of(call)],
             description=f"{call['receiver']}.{call['method']}() -> {new_method}()"
                         + (f", {call['code']} -> {new_code}" if new_code != call["code"] else note),
             method=call["method"], new_method=new_method, old_code=call["code"], new_code=new_code,
-            code_keyword=str(profile.builder_value("code_keyword", "code")),
-            code_position=int(profile.builder_value("code_position", 0)))
+            code_keyword=profile.method_code_argument(call["method"])[0],
+            code_position=profile.method_code_argument(call["method"])[1])

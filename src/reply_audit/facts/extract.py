@@ -694,6 +694,7 @@ class FactsExtractor:
         self.constants: list[tuple[str, ast.stmt, str]] = []
         self.instantiated: set[tuple[str, int]] = set()
         self._bare: tuple[int, bool] = (0, False)
+        self.code_positions = self._code_positions(tree) if self.want_codes else set()
         names, self.aliases = _module_names(tree.body)
         facts.bound_names = sorted(names)
         facts.import_aliases = dict(sorted(self.aliases.items()))
@@ -707,6 +708,43 @@ class FactsExtractor:
         self._finish_constants()
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
         return facts
+
+    def _code_positions(self, tree: ast.Module) -> set[int]:
+        """The string constants of TREE in a place where a code goes: a builder method's or reply function's code
+        argument, a keyword or dict key naming a code (`error_code=`, `{"code": ...}`), a comparison with a name
+        naming a code (`result.code == "NOT_FOUND"`), either side of `x or "CODE"` and `a if t else "CODE"` there."""
+        found: list[ast.AST] = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                found += [kw.value for kw in node.keywords if kw.arg and "code" in kw.arg.lower()]
+                name = last_name(node.func)
+                if isinstance(node.func, ast.Attribute) and node.func.attr in self.methods:
+                    position = self.profile.method_code_argument(node.func.attr)[1]
+                elif name in self.functions:
+                    position = int(self.functions[name]["code_position"])
+                else:
+                    continue
+                if 0 <= position < len(node.args):
+                    found.append(node.args[position])
+            elif isinstance(node, ast.Dict):
+                found += [v for k, v in zip(node.keys, node.values)
+                          if (key := str_value(k)) is not None and "code" in key.lower()]
+            elif isinstance(node, ast.Compare) and len(node.comparators) == 1:
+                sides = [node.left, node.comparators[0]]
+                if any("code" in (dotted_name(side) or "").lower() for side in sides):
+                    found += sides
+        out: set[int] = set()
+        while found:
+            node = found.pop()
+            if isinstance(node, ast.Constant):
+                out.add(id(node))
+            elif isinstance(node, ast.IfExp):
+                found += [node.body, node.orelse]
+            elif isinstance(node, ast.BoolOp):
+                found += node.values
+            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):   # `code in ("A", "B")`
+                found += node.elts
+        return out
 
     def _line(self, number: int) -> bytes:
         if self._lines is None:
@@ -1184,7 +1222,8 @@ class FactsExtractor:
                     self.facts.code_literals.append(CodeLiteral(sub.value, sub.lineno, sub.col_offset, function,
                                                                 sub.end_lineno or sub.lineno,
                                                                 sub.end_col_offset or sub.col_offset,
-                                                                id(sub) not in in_fstring and self._plain(sub)))
+                                                                id(sub) not in in_fstring and self._plain(sub),
+                                                                id(sub) in self.code_positions))
             elif isinstance(sub, ast.Call):
                 func = sub.func
                 if self.want_calls and isinstance(func, ast.Attribute) and func.attr in self.methods \
@@ -1325,7 +1364,7 @@ class FactsExtractor:
         if receiver is None:
             return False
         text, binding, kind = receiver
-        code, code_ref, has_code = self._code_argument(node, self.code_keyword, self.code_position)
+        code, code_ref, has_code = self._code_argument(node, *self.profile.method_code_argument(func.attr))
         self._record_call(node, ctx, returned, function, receiver=text, binding=binding, kind=kind,
                           method=func.attr, code=code, code_ref=code_ref, has_code=has_code)
         return True
@@ -1482,6 +1521,7 @@ class FactsExtractor:
             self.facts.registries.append(RegistryFact(name="(module constants)", line=codes[0].line,
                                                       style="constants", codes=codes))
         else:
-            for _name, stmt, text in self.constants:
+            for _name, stmt, text in self.constants:   # a constant is a definition: where it goes decides
                 value = stmt.value
-                self.facts.code_literals.append(CodeLiteral(text, value.lineno, value.col_offset, None))
+                self.facts.code_literals.append(CodeLiteral(text, value.lineno, value.col_offset, None,
+                                                            at_position=False))

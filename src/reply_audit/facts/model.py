@@ -214,6 +214,8 @@ class CodeLiteral:
     end_line: int = 0
     end_col: int = 0
     plain: bool = True         # one string literal (not part of an f-string or an implicit concatenation)
+    at_position: bool = True   # where a code goes: a reply call's code argument, a `*code*` keyword or dict key,
+                               # a comparison with a `*code*` name (False: anywhere else, `os.environ["API_TOKEN"]`)
 
 
 @dataclass(slots=True)

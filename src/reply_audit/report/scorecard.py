@@ -155,6 +155,10 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
     no_builder = "" if builders else ("replies are built by functions ([builder.functions]): no builder class"
                                       if functions else "no builder class found")
     letters = set(profile.type_letters)
+    groups = profile.code_re.groupindex   # a code without a layer or type part leaves those rules nothing to check
+    no_layer = "" if "layer" in groups else "the code pattern names no layer: layer rules do not apply"
+    no_type = "" if "type" in groups else "the code pattern names no type: a code says nothing of its reply's type"
+    typed = canonical if "type" in groups else []
     terminal = [c for c in calls if profile.call_type(c) in profile.terminal_types and c["builder"] not in factories]
     coded = [c for c in calls if c["code"] and profile.is_code(c["code"])]
     registered = [c for c in coded if c["code"] in inv.canonical_codes]
@@ -171,20 +175,20 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
     rules_ran = {r.id for r in evaluation.rules}
     flagged = {rid: sum(1 for f in evaluation.findings if f.rule == rid) for rid in rules_ran}
     return {
-        "reply-types": lambda: Tally(len(canonical) + len(calls), failing=sum(
-            1 for c in canonical if c["type"] not in letters) + flagged.get("RA203", 0)),
+        "reply-types": lambda: Tally(len(typed) + len(calls), failing=sum(
+            1 for c in typed if c["type"] not in letters) + flagged.get("RA203", 0)),
         "one-builder": lambda: Tally(len(builders), na=no_builder, failing=(len(builders) if flagged.get("RA204")
                                      else min(len(builders), flagged.get("RA201", 0) + sum(
                                          1 for b in builders if b["forbidden_methods"] or b["missing_methods"])))),
         "terminal-returned": lambda: Tally(len(terminal)),
         "builder-frozen": lambda: Tally(len(builders), na=no_builder,
                                         failing=sum(1 for b in builders if not b["frozen_after_terminal"])),
-        "layer-ownership": lambda: Tally(len(canonical) + len(builders), na=no_registry, failing=flagged.get(
+        "layer-ownership": lambda: Tally(len(canonical) + len(builders), na=no_layer or no_registry, failing=flagged.get(
             "RA103", 0) + sum(1 for b in builders if not b["validates_layer"])),
         "registry-well-formed": lambda: Tally(sum(len(r["codes"]) for r in ctx.active_registries()),
                                               na=no_registry),
         "registered-codes": lambda: Tally(len(calls), unknown=len(unresolved), na=no_registry),
-        "method-matches-type": lambda: Tally(len(registered), na=no_registry),
+        "method-matches-type": lambda: Tally(len(registered), na=no_type or no_registry),
         "except-error": lambda: Tally(sum(1 for c in calls if c["in_except"])),
         "empty-success": lambda: Tally(sum(1 for c in calls if profile.call_type(c) == "I")),
         "envelope-shape": lambda: Tally(envelope_fields * len(inv.envelopes),
@@ -197,7 +201,7 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
                                                  na="" if handlers else "no handler found"),
         "handlers-wrapped": lambda: Tally(len(handlers), na="the check is off ([handlers] safety_decorator = \"\")"
                                           if not safety else ("" if handlers else "no handler found")),
-        "layer-emits": lambda: Tally(len(literals), na=no_registry if not literals else ""),
+        "layer-emits": lambda: Tally(len(literals), na=no_layer or (no_registry if not literals else "")),
         "specific-codes": lambda: Tally(len(coded)),
         "no-message-branching": lambda: Tally(1 if inv.files_scanned else 0),
         "guard-hook": lambda: Tally(1),
