@@ -417,3 +417,12 @@ def test_a_bare_code_spelling_can_still_be_applied_everywhere():
     profile.__dict__.pop("code_scope", None)
     ev = evaluate(scan(root, profile))
     assert ("RA108", "server.py", 14, "legacy code WELCOME_MAIL is still used") in _found(ev)
+
+
+def test_handlers_by_name_pattern_and_by_an_if_elif_or_match_dispatch_on_the_tool_name():
+    result, ev = _scan("name_dispatch")
+    assert [[h["name"], str(h["line"])] for h in result.inventory.handlers] == [
+        row[:2] for row in _expected_table("name_dispatch", "Handlers")]
+    assert [[r["name"], r["target"], r["via"]] for r in result.inventory.registrations] == \
+        _expected_table("name_dispatch", "Registrations")
+    assert [[f.path, str(f.line), f.rule] for f in ev.findings] == _expected_table("name_dispatch", "Findings")

@@ -464,7 +464,7 @@ def _validate_key_types(data: dict[str, Any], origin: str) -> None:
     """Types of the keys of [handlers], [codes] and [builder]."""
     _expect(data.get("handlers", {}), "handlers", origin,
             lists=("decorators", "register_calls", "dispatch_tables", "register_function_keywords",
-                   "register_name_keywords"),
+                   "register_name_keywords", "name_patterns", "dispatch_functions"),
             strings=("safety_decorator",), integers=("register_name_position", "register_function_position"))
     scope = data.get("codes", {}).get("scope", "auto")
     if scope not in ("auto", "positions", "everywhere"):

@@ -13,6 +13,7 @@ which function and handler enclose it.
 from __future__ import annotations
 
 import ast
+import fnmatch
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
@@ -244,6 +245,32 @@ def _branch_key_values(value: ast.expr | None) -> dict[str, str]:
                             else _branch_key_values(branch)).items():
                 out.setdefault(k, kind)
     return out
+
+
+def _names_tested(test: ast.expr) -> list[str]:
+    """The literal names an if-test compares a variable with: `name == "a"`, `"a" == name`, `name in ("a", "b")`."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and len(test.comparators) == 1):
+        return []
+    left, right, op = test.left, test.comparators[0], test.ops[0]
+    if isinstance(op, ast.Eq):
+        for a, b in ((left, right), (right, left)):
+            if isinstance(a, (ast.Name, ast.Attribute)) and (text := str_value(b)) is not None:
+                return [text]
+    if isinstance(op, ast.In) and isinstance(left, (ast.Name, ast.Attribute)) \
+            and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+        texts = [str_value(e) for e in right.elts]
+        return [t for t in texts if t is not None] if all(t is not None for t in texts) else []
+    return []
+
+
+def _names_matched(pattern: ast.pattern) -> list[str]:
+    """The literal names a `case` matches: `case "a":`, `case "a" | "b":`."""
+    if isinstance(pattern, ast.MatchValue) and (text := str_value(pattern.value)) is not None:
+        return [text]
+    if isinstance(pattern, ast.MatchOr):
+        found = [_names_matched(p) for p in pattern.patterns]
+        return [n for names in found for n in names] if all(found) else []
+    return []
 
 
 def _has_unknown_keys(value: ast.expr | None) -> bool:
@@ -663,8 +690,10 @@ class FactsExtractor:
         self.register_function_keywords = frozenset(handlers.get("register_function_keywords", []))
         self.register_name_keywords = frozenset(handlers.get("register_name_keywords", []))
         self.dispatch_tables = frozenset(handlers.get("dispatch_tables", []))
+        self.name_patterns = tuple(handlers.get("name_patterns", []))
+        self.dispatch_functions = frozenset(handlers.get("dispatch_functions", []))
         # Undecorated functions may be handlers when a registration elsewhere names them.
-        self.candidates = bool(self.register_calls or self.dispatch_tables)
+        self.candidates = bool(self.register_calls or self.dispatch_tables or self.dispatch_functions)
         result = profile.section("result")
         self.result_shapes = bool(result.get("required_keys"))
         self.result_helpers = {name: spec for name, spec in result.get("helpers", {}).items()
@@ -954,8 +983,12 @@ class FactsExtractor:
         qualname = self._qualname(node.name, ctx)
         decorators = self._handler_decorators(node)
         handler = None
-        candidate = not decorators and self.candidates and not ctx.functions
-        if decorators or candidate:
+        outer = not ctx.functions and (ctx.cls is None or ctx.prefix == ctx.cls.qualname)
+        named = outer and any(fnmatch.fnmatchcase(node.name, p) for p in self.name_patterns)
+        if node.name in self.dispatch_functions:
+            self._dispatch_branches(node)
+        candidate = not decorators and not named and self.candidates and not ctx.functions
+        if decorators or named or candidate:
             handler = HandlerFact(name=node.name, qualname=qualname, line=node.lineno, decorators=decorators,
                                   candidate=candidate,
                                   end_line=node.end_lineno or node.lineno, top_calls=_top_calls(node.body),
@@ -1314,6 +1347,32 @@ class FactsExtractor:
                                                              line=node.lineno, via=via,
                                                              scope=fn.qualname if fn is not None else None,
                                                              receiver=receiver))
+
+    def _dispatch_branches(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """`if name == "search": return await handle_search(args)` (an if/elif chain or a `match` on a name, in a
+        [handlers] dispatch_functions function): the branch's returned call is a handler registered under the
+        literal name. A branch that returns no call registers nothing."""
+        for sub in ast.walk(node):
+            names: list[str] = []
+            body: list[ast.stmt] = []
+            if isinstance(sub, ast.If):
+                names, body = _names_tested(sub.test), sub.body
+                if names:
+                    self._dispatch_branch(node.name, names, body)
+            elif isinstance(sub, ast.Match):
+                for case in sub.cases:
+                    self._dispatch_branch(node.name, _names_matched(case.pattern), case.body)
+
+    def _dispatch_branch(self, via: str, names: list[str], body: list[ast.stmt]) -> None:
+        for stmt in body:
+            value = stmt.value if isinstance(stmt, ast.Return) else None
+            if isinstance(value, ast.Await):
+                value = value.value
+            if isinstance(value, ast.Call) and (ref := dotted_name(value.func)):
+                for name in names:
+                    self.facts.registrations.append(RegistrationFact(name=name, target=ref, line=value.lineno,
+                                                                     via=via, kind="table"))
+                return
 
     def _dispatch_table(self, table: str, value: ast.expr, line: int) -> bool:
         """`TOOLS = {"name": fn, ...}`: every function value is a handler."""
