@@ -426,3 +426,13 @@ def test_handlers_by_name_pattern_and_by_an_if_elif_or_match_dispatch_on_the_too
     assert [[r["name"], r["target"], r["via"]] for r in result.inventory.registrations] == \
         _expected_table("name_dispatch", "Registrations")
     assert [[f.path, str(f.line), f.rule] for f in ev.findings] == _expected_table("name_dispatch", "Findings")
+
+
+def test_helpers_that_set_their_own_code_an_error_kept_in_a_variable_and_a_string_returned():
+    result, ev = _scan("error_helpers")
+    calls = [[str(c["line"]), c["method"], c["code"] or "", c["type"]] for c in result.inventory.calls
+             if c["path"] == "server.py"]
+    assert calls == _expected_table("error_helpers", "Reply calls")
+    assert [[f.path, str(f.line), f.rule] for f in ev.findings] == _expected_table("error_helpers", "Findings")
+    assert ("RA306", "server.py", 21, "handler delete_user returns a string, not a reply") in _found(ev)
+    assert ("RA303", "server.py", 28, "terminal validation_error() is not returned") in _found(ev)

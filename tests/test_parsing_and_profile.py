@@ -112,6 +112,7 @@ def test_profile_file_extends_a_builtin(tmp_path):
     ("[builder.methods]\nok = { type = 'S', colour = 1 }\n", "not colour"),
     ("[builder.methods]\nok = { type = 'S', code_position = 'first' }\n", "code_position an integer"),
     ("[codes]\nscope = 'somewhere'\n", "scope must be"),
+    ("[builder.functions]\nok = { type = 'E', code = 3 }\n", "code must be a string"),
     ("[builder\n", "not valid TOML"),
 ])
 def test_bad_profiles_are_user_errors(tmp_path, text, message):

@@ -457,6 +457,7 @@ class IndexBuilder:
                     "guards": list(call.guards), "message": call.message,
                     "guard_on_params": call.guard_on_params, "cites_params": call.cites_params, "bare": call.bare, "followed": call.followed,
                     "in_generator": call.in_generator, "type": call.reply_type, "has_code": call.has_code,
+                    "binding_kind": call.binding_kind,
                 })
             for h in f.handlers:
                 registered = registered_at.get((f.path, h.qualname), [])

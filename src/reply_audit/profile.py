@@ -404,7 +404,7 @@ def _validate(data: dict[str, Any], origin: str) -> None:
     _validate_migrate(data, origin, compiled, letters)
 
 
-_FUNCTION_KEYS = {"type", "type_keyword", "type_values", "code_keyword", "code_position"}
+_FUNCTION_KEYS = {"type", "type_keyword", "type_values", "code_keyword", "code_position", "code"}
 
 
 def _validate_functions(data: dict[str, Any], origin: str, letters: list[str]) -> None:
@@ -417,6 +417,8 @@ def _validate_functions(data: dict[str, Any], origin: str, letters: list[str]) -
         bad = sorted(set(spec) - _FUNCTION_KEYS)
         if bad:
             raise UserError(f"{where}: unknown key(s) {bad}; known: {sorted(_FUNCTION_KEYS)}")
+        if not isinstance(spec.get("code", ""), str):
+            raise UserError(f"{where}: code must be a string (the one code the function always emits)")
         if "type" in spec and spec["type"] not in letters:
             raise UserError(f"{where}: type {spec['type']!r} is not a type letter {letters}")
         if "type" not in spec and "type_keyword" not in spec:

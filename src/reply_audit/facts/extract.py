@@ -749,7 +749,7 @@ class FactsExtractor:
                 name = last_name(node.func)
                 if isinstance(node.func, ast.Attribute) and node.func.attr in self.methods:
                     position = self.profile.method_code_argument(node.func.attr)[1]
-                elif name in self.functions:
+                elif name in self.functions and not self.functions[name].get("code"):
                     position = int(self.functions[name]["code_position"])
                 else:
                     continue
@@ -1406,6 +1406,8 @@ class FactsExtractor:
         """`error_response("...", error_code=ErrorCode.X)`: a reply built by a function ([builder.functions])."""
         spec = self.functions[name]
         code, code_ref, has_code = self._code_argument(node, spec["code_keyword"], int(spec["code_position"]))
+        if spec.get("code"):   # a helper that always emits one code (`validation_error(msg)`)
+            code, code_ref, has_code = str(spec["code"]), None, True
         letter = spec.get("type")
         keyword = spec.get("type_keyword")
         if keyword:

@@ -15,7 +15,8 @@ class TerminalNotReturned(Rule):
     doc = ("Invalid, Denied and Error are terminal: the reply must be returned at once. A terminal call used "
            "as a statement (or stored and ignored) is lost, and the code goes on to build another reply. Fix: "
            "`return rb.denied(...)` (`reply-audit migrate --select terminal-return`). Calls of a Reply class's "
-           "classmethod factories are not builder calls and are left alone.")
+           "classmethod factories are not builder calls and are left alone, and so is a reply function "
+           "([builder.functions]) whose value is kept or passed on: only one called as a bare statement is lost.")
     valid = [Example(tree(server='''
 def f(rb: ReplyBuilder, path):
     if path.startswith("/sys"):
@@ -35,7 +36,9 @@ def f(rb: ReplyBuilder, path):
         for c in ctx.non_test_calls():
             if c["builder"] in factories:
                 continue  # a Reply classmethod builds a value; the builder's terminal state is not involved
+            if c.get("binding_kind") == "function" and not c["bare"]:
+                continue  # a reply function's value kept or passed on (`err = error_response(...)`) is not lost
             if ctx.profile.call_type(c) in terminal and not c["returned"]:
-                yield self.finding(c["path"], c["line"], f"terminal {c['receiver']}.{c['method']}() is not "
-                                   "returned", col=c["col"], function=c["function"],
+                callee = f"{c['receiver']}.{c['method']}" if c["receiver"] else c["method"]
+                yield self.finding(c["path"], c["line"], f"terminal {callee}() is not returned", col=c["col"], function=c["function"],
                                    key=f"{c['method']}:{c['code']}", subject=c)

@@ -18,7 +18,8 @@ class RawDictReturn(Rule):
            "data={...}), error-shaped ones Invalid, or Error inside an except. A handler annotated as returning "
            "a dict (`-> dict`, `Dict[str, Any]`) returns one at every return the scan cannot see into "
            "(`return result`, `return helper(...)`): those count too, and so does a conditional that is a dict on "
-           "every branch (`result if isinstance(result, dict) else {\"success\": False, ...}`).")
+           "every branch (`result if isinstance(result, dict) else {\"success\": False, ...}`). A handler that "
+           "returns a string (`return f\"Error: {e}\"`) returns no reply either: it is reported too.")
     valid = [Example('''
 @mcp.tool()
 def notes_search(rb: ReplyBuilder, query):
@@ -41,7 +42,15 @@ def notes_status() -> dict:
 def notes_run(name):
     result = backend.run(name)
     return result if isinstance(result, dict) else {"success": False, "message": str(result)}
-''', expect=4)]
+
+@mcp.tool()
+def notes_drop(name):
+    try:
+        backend.drop(name)
+    except OSError as e:
+        return f"Error: {e}"
+    return rb.success("WA-WRITE-S-001", {})
+''', expect=5)]
 
     def check(self, ctx):
         for h in ctx.inventory.handlers:
@@ -54,6 +63,9 @@ def notes_run(name):
                     yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a raw dict "
                                        f"({{{keys}}})", function=h["qualname"], key=",".join(r["keys"]),
                                        subject={"handler": h, "return": r})
+                elif r.get("literal_type") == "str":   # `return f"❌ {e}"`: a text where a reply belongs
+                    yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a string, not a reply",
+                                       function=h["qualname"], key="str", subject={"handler": h, "return": r})
                 elif r["kind"] == "other" and typed_dict:
                     yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a raw dict (its "
                                        f"annotation says -> {h['annotation']})", function=h["qualname"],
