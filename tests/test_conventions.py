@@ -415,8 +415,11 @@ def test_a_bare_code_spelling_can_still_be_applied_everywhere():
     profile = load_profile(str(root / "profile.toml"), root)
     profile.data["codes"]["scope"] = "everywhere"
     profile.__dict__.pop("code_scope", None)
-    ev = evaluate(scan(root, profile))
-    assert ("RA108", "server.py", 14, "legacy code WELCOME_MAIL is still used") in _found(ev)
+    everywhere = scan(root, profile)
+    # environment names and template ids become registered codes: a typo of one would pass RA301
+    assert {"API_TOKEN", "EU_WEST", "WELCOME_MAIL"} <= everywhere.inventory.canonical_codes
+    positions = scan(root, load_profile(str(root / "profile.toml"), root))
+    assert positions.inventory.canonical_codes == {"NOT_FOUND", "INVALID_ARGUMENT", "UPSTREAM_DOWN"}
 
 
 def test_handlers_by_name_pattern_and_by_an_if_elif_or_match_dispatch_on_the_tool_name():
@@ -436,3 +439,9 @@ def test_helpers_that_set_their_own_code_an_error_kept_in_a_variable_and_a_strin
     assert [[f.path, str(f.line), f.rule] for f in ev.findings] == _expected_table("error_helpers", "Findings")
     assert ("RA306", "server.py", 21, "handler delete_user returns a string, not a reply") in _found(ev)
     assert ("RA303", "server.py", 28, "terminal validation_error() is not returned") in _found(ev)
+
+
+def test_a_model_beside_plain_dicts():
+    root = CONVENTIONS / "model_replies"
+    ev = evaluate(scan(root, load_profile(None, root)))
+    assert [[f.path, str(f.line), f.rule] for f in ev.findings] == _expected_table("model_replies", "Findings")

@@ -228,9 +228,15 @@ class Profile:
         return int(codes.get("number_min", 0)) <= parts.number <= int(codes.get("number_max", 999))
 
     def obeys_layer_rules(self, code: str) -> bool:
-        """Closed layer set and allowed type: what makes a mapping target legal."""
+        """Closed layer set and allowed type: what makes a mapping target legal. A rule about a part the code
+        pattern does not name does not apply (`NOT_FOUND` has no layer: any well-formed code obeys)."""
         parts = self.parse_code(code)
-        return parts is not None and self.layer_known(parts) and self.type_allowed(parts)
+        if parts is None:
+            return False
+        groups = self.code_re.groupindex
+        if "layer" not in groups:
+            return True
+        return self.layer_known(parts) and ("type" not in groups or self.type_allowed(parts))
 
     def code_compliant(self, code: str) -> bool:
         """What a migration may write: a code that obeys the layer rules and whose AREA the [areas] table lists
@@ -570,6 +576,15 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
         bad = [o for o in owners if o not in layers] if isinstance(owners, list) else [owners]
         if bad:
             raise UserError(f"{origin}: [migrate.remap] {letter} names unknown layer(s) {bad}; known: {list(layers)}")
+    api = migrate.get("reply_api", {})
+    for key, value in api.items():
+        if key == "imports":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise UserError(f"{origin}: [migrate.reply_api] imports must be a list of import statements")
+        elif not isinstance(value, str):
+            raise UserError(f"{origin}: [migrate.reply_api] {key} must be a call template (a string)")
+        elif value and key not in letters:
+            raise UserError(f"{origin}: [migrate.reply_api] {key} is not a type letter {letters}")
     wanted = {("except_to_error", "code"): "E", ("dict_returns", "success_code"): "S",
               ("dict_returns", "invalid_code"): "I", ("dict_returns", "error_code"): "E"}
     for (table, key), letter in wanted.items():

@@ -45,6 +45,7 @@ from ..meaning import NOTHING, Verdict, classify_dict, failure_verdict
 from .base import Edit, Refused, Skip, Target
 from .code_choice import CodeChoice, legacy_type, rank
 from .decisions import RUNTIME, Choice, Decision, fingerprint, mapping_choice
+from . import reply_api
 
 MARKER = marker_comment(DEFAULT_CODE)
 REPLY_KINDS = frozenset({"builder", "reply"})
@@ -82,6 +83,8 @@ class HandlerReplies(Edit):
     annotation: str | None = None             # the new return annotation (None: unchanged)
     helper: str = ""                          # the run-time classifier's name (runtime plans)
     unwrap_legacy: bool = False               # remove the legacy auto-wrap decorator (every return converted)
+    api: Any = None                           # the project's own reply API (reply_api.ReplyAPI), or None
+    letters: dict[str, str] = field(default_factory=dict)   # method -> TYPE letter, for the API's templates
 
     @property
     def key(self) -> tuple:
@@ -172,6 +175,10 @@ class HandlerReplies(Edit):
         if _comments(payload) + (_comments(message) if message is not None else 0) < _comments(bare):
             message = None   # a comment would be lost with a dropped key: every key stays
             payload = self._payload(value, items, opening, ReturnPlan(rename=plan.rename), None)
+        if self.api is not None:   # the project's own API: its template, placeholders filled
+            call = self.api.call(self.letters[plan.method], ctx.string(plan.code), payload,
+                                 _as_text(message) if message is not None else None)
+            return call.with_changes(lpar=value.lpar, rpar=value.rpar)
         tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         args = [cst.Arg(value=ctx.string(plan.code), comma=comma),
@@ -321,13 +328,19 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
     name = str(profile.migrate_value("builder_name", "rb"))
     if handler.get("inline_body"):
         return Skip(f"the body of {handler['name']} is on its def line: put it on lines of its own first")
-    builder = ctx.primary_builder
-    if builder is None:
-        return Skip("no builder to construct: set [migrate] builder_class (the scan found none, or several)")
-    fact = ctx.builder_fact(builder)
-    if fact is None:
-        return Skip(f"{builder} is not defined in the scanned tree (or defined twice): its constructor and "
-                    "methods cannot be checked, so no call to it is written")
+    api = reply_api.load(ctx)
+    if isinstance(api, Skip):
+        return api
+    if api is not None:   # the project's own reply API: no builder to construct
+        builder, fact = api.label, api.builder_fact(profile.method_for_type)
+    else:
+        builder = ctx.primary_builder
+        if builder is None:
+            return Skip("no builder to construct: set [migrate] builder_class (the scan found none, or several)")
+        fact = ctx.builder_fact(builder)
+        if fact is None:
+            return Skip(f"{builder} is not defined in the scanned tree (or defined twice): its constructor and "
+                        "methods cannot be checked, so no call to it is written")
     typed = ctx.handler_fact(handler)
     annotation = typed.annotation if typed is not None else None
     helper = str(profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
@@ -348,14 +361,15 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         if siblings and isinstance(plan, ReturnPlan) and plan.marker and plan.runtime is None \
                 and plan.decision is not None and plan.decision.origin == "proposed":
             plan = _return_plan(ret, handler, annotation, fact, ctx, fp, siblings)   # the handler's codes help
+        if api is not None and isinstance(plan, ReturnPlan):
+            plan = _api_problem(plan, api, profile) or plan
         if isinstance(plan, Skip):
             left[ret["line"]] = plan.reason
             continue
         needs_helper = needs_helper or plan.runtime is not None
         plans[(ret["line"], ret["col"], ret["end_line"], ret["end_col"])] = plan
-    if not plans:
-        first = next(iter(left.values()), "nothing to convert")
-        return Skip(first)
+    if not plans:   # each return keeps its own reason; the handler as a whole, the first
+        return HandlerPlan(skip=next(iter(left.values()), "nothing to convert"), left=left)
     wrapped = not ctx.safety_decorator or has_decorator(handler["decorators"], ctx.safety_decorator) \
         or _unwrapped_by_choice(handler, ctx)
     if left and not wrapped and ctx.wrapper.requires:
@@ -365,7 +379,8 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}; {len(left)} return(s) of {handler['name']} cannot "
                     f"become replies (line {lines}: {next(iter(left.values()))}), so it is neither wrapped nor "
                     "converted")
-    setup = _setup(handler, plans, builder, name, fact, ctx)
+    setup = _setup(handler, plans, builder, name, fact, ctx) if api is None else _api_imports(api, plans, handler,
+                                                                                             profile, ctx)
     if isinstance(setup, Skip):
         return setup
     setup_lines, imports = setup
@@ -384,10 +399,11 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         if not reply_type:
             return Skip(f"{builder}'s methods declare no return type: the handler's annotation and the run-time "
                         "check cannot name the reply class")
-        found = _import_of(reply_type, handler["path"], "reply_imports", ctx)
-        if isinstance(found, Skip):
-            return found
-        imports += found
+        if api is None or reply_type not in {t.callee.split(".")[0] for t in api.templates.values()}:
+            found = _import_of(reply_type, handler["path"], "reply_imports", ctx)
+            if isinstance(found, Skip):
+                return found
+            imports += found
     definitions = {}
     if needs_helper:
         clash = _helper_clash(helper, handler, ctx)
@@ -399,8 +415,9 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         codemod="dict-returns", path=handler["path"], spans=sorted(plans), description="", imports=imports,
         definitions=definitions, function=handler["name"], line=handler["line"], builder_name=name,
         data_keyword=str(profile.migrate_value("data_keyword", "data")), setup=setup_lines, returns=plans,
-        decorator=decorator, after=registration, annotation=new_annotation, helper=helper, unwrap_legacy=not left)
-    parts = [f"{len(plans)} return(s) -> {name} calls"]
+        decorator=decorator, after=registration, annotation=new_annotation, helper=helper, unwrap_legacy=not left,
+        api=api, letters={m: t for m, t in profile.builder_methods.items()})
+    parts = [f"{len(plans)} return(s) -> " + (f"{name} calls" if api is None else "the [migrate.reply_api] calls")]
     if decorator:
         parts.append(f"@{decorator}")
     if new_annotation:
@@ -412,6 +429,37 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
                      + (f"; {len(review) - 5} more" if len(review) > 5 else ""))
     edit.description = f"{handler['name']}: " + ", ".join(parts)
     return HandlerPlan(edit=edit, left=left)
+
+
+RUNTIME_WITH_API = ("its value is known only at run time, and the project's reply API ([migrate.reply_api]) has no "
+                    "run-time classifier: convert it by hand")
+
+
+def _api_problem(plan: ReturnPlan, api, profile) -> Skip | None:
+    """Why a return cannot become a call of the project's own reply API, or None."""
+    if plan.runtime is not None:
+        return Skip(RUNTIME_WITH_API)
+    letter = profile.builder_methods.get(plan.method, "")
+    required = api.message_required(letter)
+    if plan.message_key is None and required:
+        callee = api.templates[letter].callee
+        return Skip(f"{callee} requires {required}, and this return has no message to give it")
+    return None
+
+
+def _api_imports(api, plans: dict[tuple, ReturnPlan], handler: dict[str, Any], profile, ctx) \
+        -> tuple[list[str], list[str]] | Skip:
+    """No setup; the imports that make the templates' callees visible in the handler's file."""
+    if api.imports:
+        return [], list(api.imports)
+    imports: list[str] = []
+    for plan in plans.values():
+        head = api.templates[profile.builder_methods[plan.method]].callee.split(".")[0]
+        found = _import_of(head, handler["path"], "reply_api.imports", ctx)
+        if isinstance(found, Skip):
+            return found
+        imports += [i for i in found if i not in imports]
+    return [], imports
 
 
 def _unwrapped_by_choice(handler: dict[str, Any], ctx) -> bool:
@@ -583,6 +631,10 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
     code key) for a reply of type LETTER; a Skip when the chosen code cannot be written."""
     profile = ctx.profile
     own = ret.get("code") if ret is not None else None
+    api = reply_api.load(ctx)
+    if isinstance(api, reply_api.ReplyAPI) and letter in api.templates and "code" not in api.templates[letter].fills:
+        return "", CodeChoice("", "high", (f"the {api.label} {letter} template takes no code",), given=True,
+                              corroborated=True), False
     if choice is not None and choice.code:
         found = CodeChoice(choice.code if choice.unmarked else None, "high" if choice.unmarked else "low",
                            (f"chosen in {choice.origin}",), given=True, corroborated=True)
@@ -591,7 +643,7 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
         found = None
         for candidate in (own, ctx.code_map.get(own) if own else None):
             parts = profile.parse_code(candidate) if candidate else None
-            if parts is not None and parts.type == letter and candidate in ctx.canonical:
+            if parts is not None and _of_type(parts, letter, profile) and candidate in ctx.canonical:
                 why = "the dict's own code" if candidate == own else f"its legacy code {own!r} maps to it"
                 found = CodeChoice(candidate, "high", (why,), given=True, corroborated=True)
                 break
@@ -618,7 +670,7 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
             return Skip(f"no code for {method}(): set [migrate.dict_returns] {method}_code or a [tools."
                         f"{handler['name']}] entry in a mapping file")
     parts = profile.parse_code(code)
-    if parts is None or parts.type != letter:
+    if parts is None or not _of_type(parts, letter, profile):
         return Skip(f"{code} ({origin}) is not a code of type {letter}")
     if not ctx.registered(code):
         return Skip(f"{code} ({origin}) is not in the canonical registry")
@@ -627,8 +679,16 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
     return code, found, bool(own) and code in (own, ctx.code_map.get(own))
 
 
+def _of_type(parts, letter: str, profile) -> bool:
+    """Can a code with these PARTS build a reply of type LETTER? Its own type must say so, unless the code pattern
+    names no type at all (`NOT_FOUND`: a code says nothing of its reply's type)."""
+    return parts.type == letter or (parts.type is None and "type" not in profile.code_re.groupindex)
+
+
 def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: str, choice: Choice | None,
                   signals: tuple[str, ...]) -> ReturnPlan | Skip:
+    if isinstance(reply_api.load(ctx), reply_api.ReplyAPI):
+        return Skip(RUNTIME_WITH_API)
     profile = ctx.profile
     failing = failure_verdict(ret, handler["name"], profile)
     fail_letter = choice.failure_type if choice is not None and choice.failure_type else failing.letter

@@ -33,7 +33,8 @@ def f(rb: ReplyBuilder):
             if m["marker"] != DEFAULT_CODE or ctx.is_test(m["path"]):
                 continue
             call = calls.get((m["path"], m["line"]))
-            what = f"{call['receiver']}.{call['method']}({call['code']!r})" if call else "this reply"
+            callee = (f"{call['receiver']}.{call['method']}" if call['receiver'] else call['method']) if call else ""
+            what = f"{callee}({call['code']!r})" if call else "this reply"
             yield self.finding(m["path"], m["line"], f"{what}: the code is a migration default; pick the "
                                "specific registry code and delete the marker",
                                function=call["function"] if call else None,

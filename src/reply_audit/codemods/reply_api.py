@@ -1,0 +1,240 @@
+"""The project's own reply API, for codebases with no builder object: one call template per reply type.
+
+`[migrate.reply_api]` gives, for each TYPE letter, the call dict-returns writes instead of `rb.<method>(…)`:
+
+    S = "MCPResponse(success=True, message={message}, data={data})"
+    I = "MCPResponse(success=False, error={message}, error_code={code}, data={data})"
+    imports = ["from app.models import MCPResponse"]
+
+`{code}` becomes the chosen code as a string, `{message}` the dict's message (its message_keys), `{data}` the
+rest of the dict. A template is Python: each placeholder is a one-name set display, so it parses as it is.
+
+Before anything is written, every template is checked against the callee's definition in the scanned tree
+(a class's `__init__`, or its annotated fields for a dataclass or model, or a function's parameters): each
+keyword must be a parameter, each required parameter must be given. A return without a message drops the
+`{message}` keyword, which the callee must then not require. A callee that is not defined in the tree cannot be
+checked, and nothing is written for it.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from ..facts.model import BuilderFact, Signature
+from ..facts.signatures import signature
+from .base import Refused, Skip
+
+PLACEHOLDERS = ("code", "message", "data")
+LETTERS = ("S", "I", "D", "E")
+
+
+@dataclass(frozen=True)
+class ReplyTemplate:
+    """One type's call: the callee, which keyword (or positional index, as "#N") each placeholder fills."""
+
+    letter: str
+    text: str
+    callee: str
+    fills: dict[str, str] = field(default_factory=dict)   # placeholder -> keyword or "#index"
+    keywords: tuple[str, ...] = ()
+
+
+@dataclass
+class ReplyAPI:
+    """The templates of one profile, with the callee's signature and the type its calls build."""
+
+    templates: dict[str, ReplyTemplate]
+    signatures: dict[str, Signature]                     # callee -> its signature
+    returns: dict[str, str | None]                       # callee -> the type a call builds (a class, or an annotation)
+    imports: list[str]
+
+    @property
+    def label(self) -> str:
+        return "[migrate.reply_api]"
+
+    def builder_fact(self, method_for_type) -> BuilderFact:
+        """The API as the builder the conversion plans against: one method per templated type, whose signature
+        says whether it takes a message."""
+        methods: dict[str, int] = {}
+        signatures: dict[str, Signature] = {}
+        for letter, template in self.templates.items():
+            method = method_for_type(letter)
+            if method is None:
+                continue
+            methods[method] = 0
+            params = ["code", "data"] + (["message"] if "message" in template.fills else [])
+            signatures[method] = Signature(params=params, required=["code"], returns=self.returns.get(template.callee))
+        return BuilderFact(name=self.label, qualname=self.label, line=0, kind="api", methods=methods,
+                           signatures=signatures)
+
+    def message_required(self, letter: str) -> str | None:
+        """The parameter `{message}` fills in LETTER's template when the callee requires it, else None."""
+        template = self.templates.get(letter)
+        if template is None or "message" not in template.fills:
+            return None
+        target = template.fills["message"]
+        sig = self.signatures[template.callee]
+        name = sig.params[int(target[1:])] if target.startswith("#") and int(target[1:]) < len(sig.params) \
+            else target
+        return name if name in sig.required else None
+
+    def call(self, letter: str, code: cst.BaseExpression, data: cst.BaseExpression,
+             message: cst.BaseExpression | None) -> cst.BaseExpression:
+        """LETTER's template with its placeholders filled; without MESSAGE, the argument `{message}` fills is left
+        out."""
+        template = self.templates[letter]
+        if message is None and self.message_required(letter):
+            raise Refused(f"{template.callee} requires {self.message_required(letter)}, and this return has no "
+                          "message to give it")
+        values = {"code": code, "data": data, "message": message}
+        return cst.parse_expression(template.text).visit(_Filler(values))
+
+
+class _Filler(cst.CSTTransformer):
+    def __init__(self, values: dict[str, cst.BaseExpression | None]) -> None:
+        super().__init__()
+        self.values = values
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        args = [a for a in updated.args if not (_placeholder(a.value) and self.values[_placeholder(a.value)] is None)]
+        if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(args=args)
+
+    def leave_Set(self, original: cst.Set, updated: cst.Set) -> cst.BaseExpression:
+        name = _placeholder(original)
+        value = self.values.get(name) if name else None
+        return value if value is not None else updated
+
+
+def _placeholder(node: cst.CSTNode) -> str | None:
+    """`{code}` -> "code" (a one-name set display naming a placeholder), else None."""
+    if isinstance(node, cst.Set) and len(node.elements) == 1 and isinstance(node.elements[0], cst.Element) \
+            and isinstance(node.elements[0].value, cst.Name) and node.elements[0].value.value in PLACEHOLDERS:
+        return node.elements[0].value.value
+    return None
+
+
+def load(ctx) -> ReplyAPI | Skip | None:
+    """The profile's reply API checked against the tree (memoized), None when it has no templates, or why it
+    cannot be used."""
+    cache = ctx.__dict__
+    if "_reply_api" not in cache:
+        cache["_reply_api"] = _load(ctx)
+    return cache["_reply_api"]
+
+
+def _load(ctx) -> ReplyAPI | Skip | None:
+    section = ctx.profile.migrate_value("reply_api", {}) or {}
+    texts = {letter: str(section.get(letter, "") or "") for letter in LETTERS}
+    if not any(texts.values()):
+        return None
+    templates: dict[str, ReplyTemplate] = {}
+    for letter, text in texts.items():
+        if not text:
+            continue
+        try:
+            node = cst.parse_expression(text)
+        except cst.ParserSyntaxError:
+            return Skip(f"[migrate.reply_api] {letter} is not a Python call: {text!r}")
+        if not isinstance(node, cst.Call):
+            return Skip(f"[migrate.reply_api] {letter} is not a call: {text!r}")
+        fills: dict[str, str] = {}
+        for i, arg in enumerate(node.args):
+            name = _placeholder(arg.value)
+            if name:
+                fills[name] = arg.keyword.value if arg.keyword is not None else f"#{i}"
+        if "data" not in fills:
+            return Skip(f"[migrate.reply_api] {letter} has no {{data}}: the dict's other keys would be lost")
+        if "code" not in fills and letter in ctx.profile.code_required_types:
+            return Skip(f"[migrate.reply_api] {letter} has no {{code}}, but [builder] code_required asks replies of "
+                        f"type {letter} for one")
+        keywords = tuple(a.keyword.value for a in node.args if a.keyword is not None)
+        templates[letter] = ReplyTemplate(letter, text, _dotted(node.func), fills, keywords)
+    signatures: dict[str, Signature] = {}
+    returns: dict[str, str | None] = {}
+    for callee in sorted({t.callee for t in templates.values()}):
+        found = _definition(callee, ctx)
+        if isinstance(found, Skip):
+            return found
+        signatures[callee], returns[callee] = found
+    for template in templates.values():
+        problem = _misfit(template, signatures[template.callee])
+        if problem:
+            return Skip(f"[migrate.reply_api] {template.letter}: {problem}")
+    return ReplyAPI(templates, signatures, returns, list(section.get("imports", []) or []))
+
+
+def _misfit(template: ReplyTemplate, sig: Signature) -> str | None:
+    """Why the template's call does not fit the callee's signature, or None."""
+    positional = [a for a in ast.parse(template.text, mode="eval").body.args]   # type: ignore[attr-defined]
+    if len(positional) > len(sig.params) and not sig.var_positional:
+        return f"{template.callee}() takes {len(sig.params)} positional argument(s), the template passes " \
+               f"{len(positional)}"
+    unknown = [k for k in template.keywords if not sig.accepts(k)]
+    if unknown:
+        return f"{template.callee}() has no parameter {', '.join(unknown)}"
+    given = set(sig.params[:len(positional)]) | set(template.keywords)
+    missing = [p for p in sig.required if p not in given]
+    if missing:
+        return f"{template.callee}() requires {', '.join(missing)}, which the template does not pass"
+    return None
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_dotted(node.value)}.{node.attr.value}"
+    return ""
+
+
+def _definition(callee: str, ctx) -> tuple[Signature, str | None] | Skip:
+    """(signature, the type a call builds) of CALLEE (a class or function; `Cls.method` for a classmethod),
+    defined once in the scanned tree."""
+    head, _, attr = callee.partition(".")
+    found = []
+    for facts in ctx.result.files:
+        if head not in facts.bound_names:
+            continue
+        try:
+            tree = ast.parse((Path(ctx.result.root) / facts.path).read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            continue
+        found += [(facts.path, node) for node in tree.body
+                  if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == head]
+    if len(found) != 1:
+        return Skip(f"{head} is {'not defined' if not found else 'defined more than once'} in the scanned tree: "
+                    "the [migrate.reply_api] templates cannot be checked against it, so nothing is written")
+    path, node = found[0]
+    if attr:
+        method = next((m for m in getattr(node, "body", []) if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))
+                       and m.name == attr), None)
+        if not isinstance(node, ast.ClassDef) or method is None:
+            return Skip(f"{callee} is not a method defined in {path}")
+        sig = signature(method, True)
+        return sig, (sig.returns or head).strip("'\"")
+    if isinstance(node, ast.ClassDef):
+        return _class_signature(node), node.name
+    sig = signature(node, False)
+    return sig, sig.returns.strip("'\"") if sig.returns else None
+
+
+def _class_signature(node: ast.ClassDef) -> Signature:
+    """A class's constructor: its `__init__`, else its annotated fields in order (a dataclass, a model), those
+    without a value required."""
+    init = next((m for m in node.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+    if init is not None:
+        return signature(init, True)
+    params, required = [], []
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                and "ClassVar" not in ast.unparse(stmt.annotation):
+            params.append(stmt.target.id)
+            if stmt.value is None:
+                required.append(stmt.target.id)
+    return Signature(params=params, required=required)
