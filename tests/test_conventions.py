@@ -445,3 +445,52 @@ def test_a_model_beside_plain_dicts():
     root = CONVENTIONS / "model_replies"
     ev = evaluate(scan(root, load_profile(None, root)))
     assert [[f.path, str(f.line), f.rule] for f in ev.findings] == _expected_table("model_replies", "Findings")
+
+
+IAR_ALIASES = '''def register_action(name, fn):
+    ACTIONS[name] = fn
+
+
+def make_reflection(status, confidence):
+    return {"status": status, "confidence": confidence, "alignment_check": "pass", "potential_issues": [],
+            "meta": {"source": "engine"}}
+
+
+def old_search(query):
+    return {"error": None, "data": {"hits": []},
+            "iar": {"status": "ok", "confidence": 0.9, "alignment_check": "pass", "potential_issues": [],
+                    "meta": {"source": "old"}}}
+
+
+def new_search(query):
+    return {"error": None, "data": {}, "reflection": make_reflection("ok", 0.8)}
+
+
+register_action("old_search", old_search)
+register_action("new_search", new_search)
+'''
+
+
+@pytest.mark.parametrize("profile_text,expected", [
+    ("", [("RA601", 11, "action old_search returns a dict without reflection")]),
+
+    ('[tool.reply-audit.result.key_aliases]\niar = "reflection"\n'
+     '[tool.reply-audit.result.helpers.make_reflection]\npositional = ["status", "confidence"]\n'
+     'fills = { alignment_check = "pass", potential_issues = [], meta = { source = "engine" } }\n', []),
+])
+def test_iar_key_aliases_and_helper_fills_holding_a_table(tmp_path, profile_text, expected):
+    """`iar`, an older name of `reflection`, is read as it when [result.key_aliases] says so; a result helper's
+    `fills` may hold a table (`meta = { source = "engine" }`), whose keys count as set."""
+    from support import write_tree
+
+    write_tree(tmp_path, {"actions.py": IAR_ALIASES, "pyproject.toml": '[tool.reply-audit]\nprofile = "iar"\n'
+                          '[tool.reply-audit.result]\nrequired_nested = ["reflection.status", "reflection.confidence", '
+                          '"reflection.alignment_check", "reflection.potential_issues", "reflection.meta.source"]\n'
+                          + profile_text})
+    result = scan(tmp_path, load_profile(None, tmp_path))
+    found = [(f.rule, f.line, f.message) for f in evaluate(result).findings if f.rule.startswith("RA60")]
+    assert found == expected
+    shapes = {h["name"]: r["shape"] for h in result.inventory.handlers for r in h["returns"]}
+    if profile_text:   # the alias renames the key; the table a helper fills is read key by key
+        assert shapes["old_search"]["reflection.meta.source"] == ["str", "old"]
+        assert shapes["new_search"]["reflection.meta.source"] == ["str", "engine"]

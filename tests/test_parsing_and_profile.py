@@ -113,6 +113,7 @@ def test_profile_file_extends_a_builtin(tmp_path):
     ("[builder.methods]\nok = { type = 'S', code_position = 'first' }\n", "code_position an integer"),
     ("[codes]\nscope = 'somewhere'\n", "scope must be"),
     ("[builder.functions]\nok = { type = 'E', code = 3 }\n", "code must be a string"),
+    ("[result.key_aliases]\n'a.iar' = 'reflection'\n", "must name another key of the same parent"),
     ("[builder\n", "not valid TOML"),
 ])
 def test_bad_profiles_are_user_errors(tmp_path, text, message):

@@ -35,6 +35,7 @@ PYPROJECT_TABLE = ("tool", "reply-audit")
 OPEN_TABLES = frozenset({
     "layers", "areas", "types.names", "builder.methods", "builder.forbidden_methods", "builder.functions",
     "rules.severity", "migrate.remap", "result.values", "result.ranges", "result.helpers", "compliance.levels",
+    "result.key_aliases",
     "migrate.codes.area_words", "migrate.codes.concepts", "migrate.codes.layer_words",
 })
 # Keys of [tool.reply-audit] that are not profile keys.
@@ -507,6 +508,10 @@ def _validate_results(data: dict[str, Any], origin: str) -> None:
         if not (isinstance(bounds, list) and len(bounds) == 2 and all(
                 isinstance(b, (int, float)) and not isinstance(b, bool) for b in bounds) and bounds[0] <= bounds[1]):
             raise UserError(f"{origin}: [result.ranges] {key} must be [low, high], two numbers with low <= high")
+    for old, new in result.get("key_aliases", {}).items():
+        if not isinstance(new, str) or old.rpartition(".")[0] != new.rpartition(".")[0] or old == new:
+            raise UserError(f"{origin}: [result.key_aliases] {old} = {new!r} must name another key of the same "
+                            "parent (a dotted string)")
     for name, helper in result.get("helpers", {}).items():
         where = f"result.helpers.{name}"
         if not isinstance(helper, dict):

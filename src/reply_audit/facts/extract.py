@@ -17,6 +17,7 @@ import fnmatch
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..profile import Profile
 from .builders import BuilderReader
@@ -271,6 +272,15 @@ def _names_matched(pattern: ast.pattern) -> list[str]:
         found = [_names_matched(p) for p in pattern.patterns]
         return [n for names in found for n in names] if all(found) else []
     return []
+
+
+def _literal_node(value: Any) -> ast.expr:
+    """A TOML value as the literal that writes it (`fills` of a result helper: a string, a number, a table)."""
+    if isinstance(value, dict):
+        return ast.Dict(keys=[ast.Constant(str(k)) for k in value], values=[_literal_node(v) for v in value.values()])
+    if isinstance(value, list):
+        return ast.List(elts=[_literal_node(v) for v in value], ctx=ast.Load())
+    return ast.Constant(value)
 
 
 def _has_unknown_keys(value: ast.expr | None) -> bool:
@@ -698,6 +708,8 @@ class FactsExtractor:
         self.result_shapes = bool(result.get("required_keys"))
         self.result_helpers = {name: spec for name, spec in result.get("helpers", {}).items()
                                if isinstance(spec, dict)}
+        # a key's older name -> the name the profile checks (dotted: `"iar" = "reflection"`)
+        self.key_aliases = {str(k): str(v) for k, v in result.get("key_aliases", {}).items()}
         method_alt = "|".join(sorted(re.escape(m) for m in self.methods)) or "(?!)"
         called = sorted({*self.functions, *self.register_calls})
         function_alt = "|".join(re.escape(f) for f in called) or "(?!)"
@@ -1124,13 +1136,15 @@ class FactsExtractor:
             renames = dict(spec.get("keywords", {}))
             pairs = [(names[i], arg) for i, arg in enumerate(value.args[:len(names)])]
             pairs += [(renames.get(kw.arg, kw.arg), kw.value) for kw in value.keywords if kw.arg]
-            pairs += [(k, ast.Constant(v)) for k, v in spec.get("fills", {}).items()
+            pairs += [(k, _literal_node(v)) for k, v in spec.get("fills", {}).items()
                       if k not in {p for p, _ in pairs}]
         else:
             return
         for key, sub in pairs:
             if key is None:
                 continue
+            if prefix + key in self.key_aliases:   # `iar`, an older name of `reflection` (same parent)
+                key = self.key_aliases[prefix + key].rpartition(".")[2]
             out[prefix + key] = _describe(sub)
             self._shape_into(sub, f"{prefix}{key}.", out, depth + 1)
 
