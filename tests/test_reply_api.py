@@ -74,7 +74,10 @@ class Reply:
     code: str | None = None
     payload: dict | None = None
 '''
-SETUP = '''[tool.reply-audit.handlers]
+SETUP = '''[tool.reply-audit.builder.functions]
+Reply = {{ type_keyword = "ok", type_values = {{ true = "S", false = "I" }}, code_keyword = "code", code_position = -1 }}
+Answer = {{ type = "I" }}
+[tool.reply-audit.handlers]
 decorators = ["mcp.tool"]
 safety_decorator = ""
 [tool.reply-audit.migrate.dict_returns]
@@ -113,3 +116,59 @@ def test_a_return_without_the_message_a_callee_requires_and_a_run_time_value_are
     assert "Reply requires text, and this return has no message to give it" in out
     assert "has no run-time classifier: convert it by hand" in out
     assert "def notes_read(name: str) -> dict | Reply:" in source   # two returns stay dicts
+
+
+def test_a_model_named_as_builder_class_is_refused_with_the_key_to_use(tmp_path):
+    root = tmp_path / "svc"
+    shutil.copytree(FIXTURE, root)
+    text = (root / "pyproject.toml").read_text()
+    text = text[:text.index("[tool.reply-audit.migrate.reply_api]")] + \
+        '[tool.reply-audit.migrate]\nbuilder_class = "MCPResponse"\n'
+    (root / "pyproject.toml").write_text(text)
+    before = (root / "app" / "server.py").read_text()
+    result = _migrate(root)
+    assert (root / "app" / "server.py").read_text() == before
+    assert "MCPResponse is no builder class (it defines no builder methods): name the project's own reply API in " \
+           "[migrate.reply_api] instead of [migrate] builder_class" in result.output
+
+
+MODEL_VARIANTS = {
+    "kw_only": "from dataclasses import dataclass\n\n\n@dataclass(kw_only=True)\nclass Reply:\n    ok: bool\n"
+               "    text: str\n    code: str | None = None\n    payload: dict | None = None\n",
+    "plain": "class Reply:\n    ok: bool\n    text: str\n    code: str | None = None\n    payload: dict | None = None\n",
+    "instance_method": "class Reply:\n    def make(self, ok, text, code=None, payload=None):\n        return 1\n",
+}
+
+
+def test_templates_that_would_raise_are_refused_before_anything_is_written(tmp_path):
+    """A call that raises at run time is never written: a keyword-only dataclass called positionally, a class
+    whose constructor takes nothing, an instance method called on the class, a keyword given twice or both by
+    position and keyword, a positional {message} (arguments would shift) and a placeholder inside an expression
+    (it would be emptied)."""
+    cases = [
+        ("kw_only", "Reply(False, text={message}, code={code}, payload={data})",
+         "Reply() takes 0 positional argument(s), the template passes 1"),
+        ("plain", "Reply(ok=False, text={message}, code={code}, payload={data})",
+         "Reply() has no parameter ok, text, code, payload"),
+        ("instance_method", "Reply.make(ok=False, text={message}, code={code}, payload={data})",
+         "Reply.make is an instance method: called on the class, it raises"),
+        ("kw_only", "Reply(ok=False, text={message}, code={code}, payload={data}, payload=None)",
+         "the keyword payload is given twice"),
+        (None, "Reply(False, ok=False, text={message}, code={code}, payload={data})",
+         "Reply() would get ok both by position and by keyword"),
+        (None, "Reply(ok=False, text=str({message}), code={code}, payload={data})",
+         "{message} must be an argument of the call itself"),
+        (None, "Reply({data}, {message}, ok=False, code={code})",
+         "pass {message} by keyword"),
+    ]
+    for i, (variant, template, reason) in enumerate(cases):
+        root = tmp_path / str(i)
+        models = MODEL_VARIANTS[variant] if variant else MODELS
+        callee = "Reply.make" if variant == "instance_method" else "Reply"
+        write_tree(root, {"server.py": SERVER, "models.py": models, "codes.py": CODES,
+                          "pyproject.toml": SETUP.format(template=template.replace('"', '\\\\"')).replace(
+                              "\nReply = ", f"\n{callee!r} = ".replace("'", '"'))})
+        result = RUNNER.invoke(app, ["migrate", str(root), "--apply"])
+        assert result.exit_code == 0, result.output
+        assert (root / "server.py").read_text() == SERVER, template
+        assert reason in " ".join(result.output.split()), (template, result.output)

@@ -193,8 +193,8 @@ class IndexBuilder:
         used |= {x for m in mappings for e in m.entries for x in (e.legacy, e.canonical) if x}
         refs = []   # `ErrorCodes.NOT_FOUND`, `ErrorCode.NOT_FOUND.value` -> (["ErrorCodes"], "NOT_FOUND")
         for f in self.files:
-            for c in f.calls:
-                parts = (c.code_ref or "").split(".")
+            for ref in [c.code_ref for c in f.calls] + list(f.position_refs):
+                parts = (ref or "").split(".")
                 while len(parts) > 1 and parts[-1] in ("value", "code"):
                     parts.pop()
                 if parts[-1]:
@@ -457,7 +457,7 @@ class IndexBuilder:
                     "guards": list(call.guards), "message": call.message,
                     "guard_on_params": call.guard_on_params, "cites_params": call.cites_params, "bare": call.bare, "followed": call.followed,
                     "in_generator": call.in_generator, "type": call.reply_type, "has_code": call.has_code,
-                    "binding_kind": call.binding_kind,
+                    "binding_kind": call.binding_kind, "unused": call.unused,
                 })
             for h in f.handlers:
                 registered = registered_at.get((f.path, h.qualname), [])

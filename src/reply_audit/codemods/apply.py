@@ -228,7 +228,7 @@ def verify(original: bytes, new: bytes) -> str | None:
 
 def _compiles(source: bytes) -> bool:
     try:
-        compile(source, "<rewrite>", "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        compile(source, "<rewrite>", "exec", dont_inherit=True)   # to bytecode: `f(a=1, a=2)` fails only here
     except (SyntaxError, ValueError, RecursionError, MemoryError, UnicodeDecodeError):
         return False
     return True

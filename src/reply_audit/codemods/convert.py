@@ -339,8 +339,11 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
             return Skip("no builder to construct: set [migrate] builder_class (the scan found none, or several)")
         fact = ctx.builder_fact(builder)
         if fact is None:
-            return Skip(f"{builder} is not defined in the scanned tree (or defined twice): its constructor and "
-                        "methods cannot be checked, so no call to it is written")
+            if isinstance(reply_api.definition(builder, ctx), Skip):
+                return Skip(f"{builder} is not defined in the scanned tree (or defined twice): its constructor and "
+                            "methods cannot be checked, so no call to it is written")
+            return Skip(f"{builder} is no builder class (it defines no builder methods): name the project's own "
+                        "reply API in [migrate.reply_api] instead of [migrate] builder_class")
     typed = ctx.handler_fact(handler)
     annotation = typed.annotation if typed is not None else None
     helper = str(profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
@@ -539,6 +542,8 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
         letter = profile.parse_code(choice.code).type or letter
     method = profile.method_for_type(letter)
     if method is None or method not in fact.methods:
+        if fact.kind == "api":
+            return Skip(f"[migrate.reply_api] has no template for a reply of type {letter}")
         return Skip(f"{fact.name} has no builder method for a reply of type {letter}")
     problem = _call_problem(fact, method, ctx)
     if problem:

@@ -148,6 +148,13 @@ def _load(ctx) -> ReplyAPI | Skip | None:
             name = _placeholder(arg.value)
             if name:
                 fills[name] = arg.keyword.value if arg.keyword is not None else f"#{i}"
+        nested = _nested_placeholders(node)
+        if nested:
+            return Skip(f"[migrate.reply_api] {letter}: {{{nested}}} must be an argument of the call itself, not "
+                        f"inside another expression: {text!r}")
+        if fills.get("message", "").startswith("#"):
+            return Skip(f"[migrate.reply_api] {letter}: pass {{message}} by keyword (`message={{message}}`): a return "
+                        "without a message leaves it out, and the arguments after it would shift")
         if "data" not in fills:
             return Skip(f"[migrate.reply_api] {letter} has no {{data}}: the dict's other keys would be lost")
         if "code" not in fills and letter in ctx.profile.code_required_types:
@@ -155,10 +162,15 @@ def _load(ctx) -> ReplyAPI | Skip | None:
                         f"type {letter} for one")
         keywords = tuple(a.keyword.value for a in node.args if a.keyword is not None)
         templates[letter] = ReplyTemplate(letter, text, _dotted(node.func), fills, keywords)
+    replies = set(ctx.profile.builder_functions) | set(ctx.profile.builder_list("reply_classes"))
+    unknown = sorted({t.callee for t in templates.values()} - replies)
+    if unknown:   # else the scan would still report every converted return as no reply (RA306)
+        return Skip(f"[migrate.reply_api] calls {', '.join(unknown)}, which the scan does not count as a reply: "
+                    "declare it in [builder.functions] (or [builder] reply_classes) first")
     signatures: dict[str, Signature] = {}
     returns: dict[str, str | None] = {}
     for callee in sorted({t.callee for t in templates.values()}):
-        found = _definition(callee, ctx)
+        found = definition(callee, ctx)
         if isinstance(found, Skip):
             return found
         signatures[callee], returns[callee] = found
@@ -169,12 +181,33 @@ def _load(ctx) -> ReplyAPI | Skip | None:
     return ReplyAPI(templates, signatures, returns, list(section.get("imports", []) or []))
 
 
+def _nested_placeholders(node: cst.Call) -> str | None:
+    """The first placeholder of NODE that is not one of its own arguments (`str({message})`), or None."""
+    direct = {id(a.value) for a in node.args}
+    found: list[str] = []
+
+    class _Find(cst.CSTVisitor):
+        def visit_Set(self, sub: cst.Set) -> None:
+            name = _placeholder(sub)
+            if name and id(sub) not in direct:
+                found.append(name)
+
+    node.visit(_Find())
+    return found[0] if found else None
+
+
 def _misfit(template: ReplyTemplate, sig: Signature) -> str | None:
     """Why the template's call does not fit the callee's signature, or None."""
     positional = [a for a in ast.parse(template.text, mode="eval").body.args]   # type: ignore[attr-defined]
     if len(positional) > len(sig.params) and not sig.var_positional:
         return f"{template.callee}() takes {len(sig.params)} positional argument(s), the template passes " \
                f"{len(positional)}"
+    repeated = sorted({k for k in template.keywords if template.keywords.count(k) > 1})
+    if repeated:
+        return f"the keyword {', '.join(repeated)} is given twice"
+    twice = sorted(set(sig.params[:len(positional)]) & set(template.keywords))
+    if twice:
+        return f"{template.callee}() would get {', '.join(twice)} both by position and by keyword"
     unknown = [k for k in template.keywords if not sig.accepts(k)]
     if unknown:
         return f"{template.callee}() has no parameter {', '.join(unknown)}"
@@ -193,7 +226,7 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
-def _definition(callee: str, ctx) -> tuple[Signature, str | None] | Skip:
+def definition(callee: str, ctx) -> tuple[Signature, str | None] | Skip:
     """(signature, the type a call builds) of CALLEE (a class or function; `Cls.method` for a classmethod),
     defined once in the scanned tree."""
     head, _, attr = callee.partition(".")
@@ -216,25 +249,66 @@ def _definition(callee: str, ctx) -> tuple[Signature, str | None] | Skip:
                        and m.name == attr), None)
         if not isinstance(node, ast.ClassDef) or method is None:
             return Skip(f"{callee} is not a method defined in {path}")
+        kinds = {_decorator_name(d) for d in method.decorator_list}
+        if not kinds & {"classmethod", "staticmethod"}:
+            return Skip(f"{callee} is an instance method: called on the class, it raises (its first parameter "
+                        "would be missing)")
         sig = signature(method, True)
         return sig, (sig.returns or head).strip("'\"")
     if isinstance(node, ast.ClassDef):
-        return _class_signature(node), node.name
+        found_sig = _class_signature(node)
+        if found_sig is None:
+            return Skip(f"the constructor of {head} ({path}) cannot be read: it defines no __init__ and is neither a "
+                        "dataclass nor a pydantic model; nothing is written")
+        return found_sig, node.name
     sig = signature(node, False)
     return sig, sig.returns.strip("'\"") if sig.returns else None
 
 
-def _class_signature(node: ast.ClassDef) -> Signature:
-    """A class's constructor: its `__init__`, else its annotated fields in order (a dataclass, a model), those
-    without a value required."""
+def _decorator_name(node: ast.expr) -> str:
+    target = node.func if isinstance(node, ast.Call) else node
+    return ast.unparse(target).rpartition(".")[2]
+
+
+def _class_signature(node: ast.ClassDef) -> Signature | None:
+    """A class's constructor: its `__init__`; else, for a dataclass, its fields in order (`kw_only`, `KW_ONLY`,
+    `field(init=False)` and defaults read); for a pydantic model (a base named BaseModel), its fields as keywords;
+    for a class with neither and no base, no parameter at all. None when it cannot be told (another base may
+    define the constructor)."""
     init = next((m for m in node.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
     if init is not None:
         return signature(init, True)
-    params, required = [], []
+    dataclass = next((d for d in node.decorator_list if _decorator_name(d) == "dataclass"), None)
+    model = any(ast.unparse(b).rpartition(".")[2] == "BaseModel" for b in node.bases)
+    if dataclass is None and not model:
+        return Signature() if not node.bases and not node.keywords else None
+    keyword_only = model or any(k.arg == "kw_only" and isinstance(k.value, ast.Constant) and k.value.value is True
+                                for k in getattr(dataclass, "keywords", []))
+    params, keywords, required = [], [], []
     for stmt in node.body:
-        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
-                and "ClassVar" not in ast.unparse(stmt.annotation):
-            params.append(stmt.target.id)
-            if stmt.value is None:
-                required.append(stmt.target.id)
-    return Signature(params=params, required=required)
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        annotation = ast.unparse(stmt.annotation)
+        if "KW_ONLY" in annotation:
+            keyword_only = True
+            continue
+        if "ClassVar" in annotation or _field_call(stmt.value, "init") is False:
+            continue
+        (keywords if keyword_only else params).append(stmt.target.id)
+        has_default = stmt.value is not None and not (
+            isinstance(stmt.value, ast.Call) and _decorator_name(stmt.value) in ("field", "Field")
+            and not any(k.arg in ("default", "default_factory") for k in stmt.value.keywords)
+            and not (stmt.value.args and not (isinstance(stmt.value.args[0], ast.Constant)
+                                              and stmt.value.args[0].value is Ellipsis)))
+        if not has_default:
+            required.append(stmt.target.id)
+    return Signature(params=params, required=required, keyword_only=keywords)
+
+
+def _field_call(value: ast.expr | None, keyword: str):
+    """The literal value of KEYWORD in a `field(...)` call, or None."""
+    if isinstance(value, ast.Call) and _decorator_name(value) == "field":
+        found = next((k.value for k in value.keywords if k.arg == keyword), None)
+        if isinstance(found, ast.Constant):
+            return found.value
+    return None

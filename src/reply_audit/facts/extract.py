@@ -248,16 +248,40 @@ def _branch_key_values(value: ast.expr | None) -> dict[str, str]:
     return out
 
 
-def _names_tested(test: ast.expr) -> list[str]:
-    """The literal names an if-test compares a variable with: `name == "a"`, `"a" == name`, `name in ("a", "b")`."""
+def _dispatched(call: ast.Call) -> tuple[str, int] | None:
+    """The handler a dispatch branch returns the result of: the call itself (`handle_search(args)`,
+    `self.search(args)`), or, when it is a module's function wrapping another call (`json.dumps(export_tool(a))`),
+    the call inside."""
+    func = call.func
+    local = isinstance(func, ast.Name) or (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                                          and func.value.id in ("self", "cls"))
+    if local:
+        return dotted_name(func), call.lineno   # type: ignore[return-value]
+    inner = next((a for a in call.args if isinstance(a, ast.Call)), None)
+    if inner is not None:
+        return _dispatched(inner)
+    ref = dotted_name(func)
+    return (ref, call.lineno) if ref else None
+
+
+def _tested_name(test: ast.expr) -> str | None:
+    """The variable a dispatch test compares (`name` in `name == "a"` or `"a" == name`)."""
+    if isinstance(test, ast.Compare):
+        return next((n.id for n in (test.left, *test.comparators) if isinstance(n, ast.Name)), None)
+    return None
+
+
+def _names_tested(test: ast.expr, params: set[str]) -> list[str]:
+    """The literal names an if-test compares one of PARAMS with: `name == "a"`, `"a" == name`,
+    `name in ("a", "b")`."""
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and len(test.comparators) == 1):
         return []
     left, right, op = test.left, test.comparators[0], test.ops[0]
     if isinstance(op, ast.Eq):
         for a, b in ((left, right), (right, left)):
-            if isinstance(a, (ast.Name, ast.Attribute)) and (text := str_value(b)) is not None:
+            if isinstance(a, ast.Name) and a.id in params and (text := str_value(b)) is not None:
                 return [text]
-    if isinstance(op, ast.In) and isinstance(left, (ast.Name, ast.Attribute)) \
+    if isinstance(op, ast.In) and isinstance(left, ast.Name) and left.id in params \
             and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
         texts = [str_value(e) for e in right.elts]
         return [t for t in texts if t is not None] if all(t is not None for t in texts) else []
@@ -686,6 +710,11 @@ class FactsExtractor:
         self.receiver_names = frozenset(profile.builder_list("receiver_names"))
         self.reply_classes = frozenset(profile.builder_list("reply_classes"))
         self.code_keyword = profile.builder_value("code_keyword", "code")
+        # names that say "a code goes here": as a keyword, a dict key, or the name a comparison reads
+        self.code_names = frozenset({"code", "error_code", "reply_code", "result_code", self.code_keyword,
+                                     *profile.registries_value("code_keywords", ["code"]),
+                                     *(str(spec["code_keyword"]) for spec in profile.builder_functions.values()),
+                                     *(profile.method_code_argument(m)[0] for m in profile.builder_methods)})
         self.code_position = int(profile.builder_value("code_position", 0))
         self.decorators = profile.handler_decorators
         self.safety = str(profile.section("handlers").get("safety_decorator", "") or "")
@@ -735,6 +764,8 @@ class FactsExtractor:
         self.constants: list[tuple[str, ast.stmt, str]] = []
         self.instantiated: set[tuple[str, int]] = set()
         self._bare: tuple[int, bool] = (0, False)
+        self._unused = 0
+        self._reads_of: dict[int, frozenset[str]] = {}
         self.code_positions = self._code_positions(tree) if self.want_codes else set()
         names, self.aliases = _module_names(tree.body)
         facts.bound_names = sorted(names)
@@ -750,14 +781,23 @@ class FactsExtractor:
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
         return facts
 
+    def _read_names(self, fn) -> frozenset[str]:
+        """The names a function's body reads anywhere (nested functions included: a closure may read them)."""
+        key = id(fn.body)
+        if key not in self._reads_of:
+            self._reads_of[key] = frozenset(n.id for stmt in fn.body for n in ast.walk(stmt)
+                                            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+        return self._reads_of[key]
+
     def _code_positions(self, tree: ast.Module) -> set[int]:
         """The string constants of TREE in a place where a code goes: a builder method's or reply function's code
         argument, a keyword or dict key naming a code (`error_code=`, `{"code": ...}`), a comparison with a name
         naming a code (`result.code == "NOT_FOUND"`), either side of `x or "CODE"` and `a if t else "CODE"` there."""
         found: list[ast.AST] = []
+        names = self.code_names
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
-                found += [kw.value for kw in node.keywords if kw.arg and "code" in kw.arg.lower()]
+                found += [kw.value for kw in node.keywords if kw.arg in names]
                 name = last_name(node.func)
                 if isinstance(node.func, ast.Attribute) and node.func.attr in self.methods:
                     position = self.profile.method_code_argument(node.func.attr)[1]
@@ -768,23 +808,26 @@ class FactsExtractor:
                 if 0 <= position < len(node.args):
                     found.append(node.args[position])
             elif isinstance(node, ast.Dict):
-                found += [v for k, v in zip(node.keys, node.values)
-                          if (key := str_value(k)) is not None and "code" in key.lower()]
+                found += [v for k, v in zip(node.keys, node.values) if str_value(k) in names]
             elif isinstance(node, ast.Compare) and len(node.comparators) == 1:
                 sides = [node.left, node.comparators[0]]
-                if any("code" in (dotted_name(side) or "").lower() for side in sides):
+                if any((dotted_name(side) or "").rpartition(".")[2] in names for side in sides):
                     found += sides
         out: set[int] = set()
+        refs: list[str] = []
         while found:
             node = found.pop()
             if isinstance(node, ast.Constant):
                 out.add(id(node))
+            elif isinstance(node, ast.Attribute) and (ref := dotted_name(node)):
+                refs.append(ref)   # `ErrorCodes.BAD_INPUT`: a registry used where a code goes
             elif isinstance(node, ast.IfExp):
                 found += [node.body, node.orelse]
             elif isinstance(node, ast.BoolOp):
                 found += node.values
             elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):   # `code in ("A", "B")`
                 found += node.elts
+        self.facts.position_refs = sorted(set(refs))
         return out
 
     def _line(self, number: int) -> bytes:
@@ -907,6 +950,10 @@ class FactsExtractor:
             if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
                 # a call whose value is dropped: `rb.denied(...)` as a statement
                 self._bare = (id(stmt.value), i < last)
+            elif type(stmt) is ast.Assign and type(stmt.value) is ast.Call and len(stmt.targets) == 1 \
+                    and type(stmt.targets[0]) is ast.Name and ctx.function is not None \
+                    and stmt.targets[0].id not in self._read_names(ctx.function):
+                self._unused = id(stmt.value)   # `err = error_response(...)`, and err is never read
             self._stmt(stmt, ctx)
 
     def _stmt(self, stmt: ast.stmt, ctx: _Ctx) -> None:
@@ -1366,25 +1413,35 @@ class FactsExtractor:
         """`if name == "search": return await handle_search(args)` (an if/elif chain or a `match` on a name, in a
         [handlers] dispatch_functions function): the branch's returned call is a handler registered under the
         literal name. A branch that returns no call registers nothing."""
-        for sub in ast.walk(node):
-            names: list[str] = []
-            body: list[ast.stmt] = []
+        params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)} - {"self", "cls"}
+        stack = list(node.body)   # the function's own statements, and the elif/else of its chains: never a test
+        subject = None            # nested inside a branch (`if mode == "fast"` there dispatches nothing); the
+        while stack:              # first parameter tested is the name dispatched on (`elif mode == …` is not)
+            sub = stack.pop(0)
             if isinstance(sub, ast.If):
-                names, body = _names_tested(sub.test), sub.body
+                names = _names_tested(sub.test, {subject} if subject else params)
                 if names:
-                    self._dispatch_branch(node.name, names, body)
-            elif isinstance(sub, ast.Match):
+                    subject = subject or _tested_name(sub.test)
+                    self._dispatch_branch(node.name, names, sub.body)
+                stack[:0] = sub.orelse
+            elif isinstance(sub, ast.Match) and isinstance(sub.subject, ast.Name) \
+                    and sub.subject.id in ({subject} if subject else params):
+                subject = sub.subject.id
                 for case in sub.cases:
                     self._dispatch_branch(node.name, _names_matched(case.pattern), case.body)
+            elif isinstance(sub, (ast.Try, ast.With, ast.AsyncWith)):
+                stack[:0] = sub.body
 
     def _dispatch_branch(self, via: str, names: list[str], body: list[ast.stmt]) -> None:
         for stmt in body:
             value = stmt.value if isinstance(stmt, ast.Return) else None
             if isinstance(value, ast.Await):
                 value = value.value
-            if isinstance(value, ast.Call) and (ref := dotted_name(value.func)):
+            target = _dispatched(value) if isinstance(value, ast.Call) else None
+            if target is not None and names:
+                ref, line = target
                 for name in names:
-                    self.facts.registrations.append(RegistrationFact(name=name, target=ref, line=value.lineno,
+                    self.facts.registrations.append(RegistrationFact(name=name, target=ref, line=line,
                                                                      via=via, kind="table"))
                 return
 
@@ -1466,6 +1523,7 @@ class FactsExtractor:
             bare=self._bare[0] == id(node),
             followed=self._bare[0] == id(node) and self._bare[1],
             in_generator=self._bare[0] == id(node) and fn is not None and fn.is_generator,
+            unused=self._unused == id(node),
         ))
 
     # -------------------------------------------------------------- envelope

@@ -135,6 +135,7 @@ class CallFact:
     cites_params: bool = False  # an f-string among the call's arguments interpolates a parameter
     bare: bool = False         # the call is the whole of an expression statement (its value is dropped)
     followed: bool = False     # ... and more statements follow that statement in its block
+    unused: bool = False       # bound to a name its function never reads (`err = error_response(...)`, then nothing)
     in_generator: bool = False  # ... in a function that yields (a returned reply would be lost)
     reply_type: str | None = None  # function builders: the TYPE letter, when the call itself decides it
     has_code: bool = True      # a code argument is present (a literal, a reference or any expression)
@@ -286,6 +287,8 @@ class FileFacts:
     functions: list[str] = field(default_factory=list)    # functions defined at module level
     function_params: dict[str, list[str]] = field(default_factory=dict)  # module-level function -> parameter names
     import_aliases: dict[str, str] = field(default_factory=dict)  # `import x as y` / `from m import x as y`: y -> x
+    position_refs: list[str] = field(default_factory=list)  # `ErrorCodes.BAD_INPUT` where a code goes (any call, a
+                                                             # dict's code key, a comparison): it uses that registry
     lone_cr: bool = False      # has lines ended by a lone `\r` (old Mac), which libcst cannot reproduce exactly
 
     def to_dict(self) -> dict[str, Any]:

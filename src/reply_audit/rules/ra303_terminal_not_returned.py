@@ -16,7 +16,8 @@ class TerminalNotReturned(Rule):
            "as a statement (or stored and ignored) is lost, and the code goes on to build another reply. Fix: "
            "`return rb.denied(...)` (`reply-audit migrate --select terminal-return`). Calls of a Reply class's "
            "classmethod factories are not builder calls and are left alone, and so is a reply function "
-           "([builder.functions]) whose value is kept or passed on: only one called as a bare statement is lost.")
+           "([builder.functions]) whose value is kept or passed on: only one called as a bare statement, or bound to "
+           "a name the function never reads, is lost.")
     valid = [Example(tree(server='''
 def f(rb: ReplyBuilder, path):
     if path.startswith("/sys"):
@@ -36,7 +37,7 @@ def f(rb: ReplyBuilder, path):
         for c in ctx.non_test_calls():
             if c["builder"] in factories:
                 continue  # a Reply classmethod builds a value; the builder's terminal state is not involved
-            if c.get("binding_kind") == "function" and not c["bare"]:
+            if c.get("binding_kind") == "function" and not c["bare"] and not c.get("unused"):
                 continue  # a reply function's value kept or passed on (`err = error_response(...)`) is not lost
             if ctx.profile.call_type(c) in terminal and not c["returned"]:
                 callee = f"{c['receiver']}.{c['method']}" if c["receiver"] else c["method"]
