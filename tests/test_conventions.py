@@ -496,3 +496,26 @@ def test_iar_key_aliases_and_helper_fills_holding_a_table(tmp_path, profile_text
     if profile_text:   # the alias renames the key; the table a helper fills is read key by key
         assert shapes["old_search"]["reflection.meta.source"] == ["str", "old"]
         assert shapes["new_search"]["reflection.meta.source"] == ["str", "engine"]
+
+
+def test_registrations_follow_package_re_exports_and_module_aliases(tmp_path):
+    """`from app.tools import search_tool` where app/tools/__init__.py re-exports `search as search_tool`, a star
+    re-export, a submodule imported from the package, and the package under an alias all name the function."""
+    from support import write_tree
+
+    write_tree(tmp_path, {
+        "app/__init__.py": "",
+        "app/tools/__init__.py": "from .search import search as search_tool\nfrom .files import *\nfrom . import fetch\n",
+        "app/tools/search.py": 'def search(query):\n    return {"error": None}\n',
+        "app/tools/files.py": '__all__ = ["save_file"]\n\n\ndef save_file(path):\n    return {"error": None}\n',
+        "app/tools/fetch.py": 'def fetch_url(url):\n    return {"error": None}\n',
+        "app/engine.py": "from app.tools import search_tool, save_file, fetch\nfrom app import tools as t\n\n\n"
+                         "def register_action(name, fn):\n    pass\n\n\n"
+                         'register_action("search", search_tool)\nregister_action("save", save_file)\n'
+                         'register_action("fetch", fetch.fetch_url)\nregister_action("search2", t.search_tool)\n'
+                         'register_action("gone", t.missing)\n'})
+    result = scan(tmp_path, load_profile("iar", tmp_path))
+    assert [(r["name"], r["handler"]) for r in result.inventory.registrations] == [
+        ("search", "app/tools/search.py::search"), ("save", "app/tools/files.py::save_file"),
+        ("fetch", "app/tools/fetch.py::fetch_url"), ("search2", "app/tools/search.py::search"), ("gone", None)]
+    assert [(f.rule, f.line) for f in evaluate(result, select=["RA609"]).findings] == [("RA609", 13)]

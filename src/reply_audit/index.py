@@ -117,6 +117,7 @@ class IndexBuilder:
         self.profile = profile
         self.receiver_names = frozenset(profile.builder_list("receiver_names"))
         self.files = sorted(files, key=lambda f: f.path)
+        self.by_path = {f.path: f for f in self.files}
         self.mapping_files = mapping_files
         paths = [f.path for f in self.files]
         self.modules = modules if modules is not None and modules.paths == set(paths) else ModuleMap(paths)
@@ -373,6 +374,24 @@ class IndexBuilder:
         hits = [h for h in by_name.get(method, []) if "." in h[1] and (not wanted or h[1].endswith("." + wanted))]
         return hits[0] if len(hits) == 1 else None
 
+    def _exported(self, path: str, name: str, by_file: dict[str, dict[str, Any]],
+                  depth: int = 0) -> tuple[str, str] | None:
+        """The function NAME of module PATH: defined there, or re-exported by it (`from .search import search as
+        search_tool`, `from .files import *` in a package's `__init__`), followed three imports deep."""
+        if name in by_file.get(path, {}):
+            return path, name
+        facts = self.by_path.get(path)
+        if facts is None or depth >= 3:
+            return None
+        original = facts.import_aliases.get(name, name)
+        for imp in facts.imports:
+            if imp.in_function or not (original in imp.names or "*" in imp.names):
+                continue
+            for found in self.modules.resolve(path, imp.module, imp.level, [original]):
+                if found != path and (hit := self._exported(found, original, by_file, depth + 1)):
+                    return hit
+        return None
+
     def _resolve_target(self, f: FileFacts, reg: Any, by_file: dict[str, dict[str, Any]],
                         by_name: dict[str, list[tuple[str, str]]]) -> tuple[str, str] | None:
         """The (path, qualname) of the function a registration names: in the same module, through an
@@ -405,8 +424,9 @@ class IndexBuilder:
             if len(parts) == 1 and original in imp.names:
                 files = self.modules.resolve(f.path, imp.module, imp.level, [original])
                 for path in files:
-                    if original in by_file.get(path, {}):
-                        return path, original
+                    hit = self._exported(path, original, by_file)
+                    if hit:
+                        return hit
                 imported_from_outside = not files
             elif len(parts) > 1 and (original in imp.names or imp.module == original
                                      or imp.module.split(".")[-1] == original or
@@ -416,6 +436,9 @@ class IndexBuilder:
                     for qual in (".".join(parts[1:]), last):
                         if qual in by_file.get(path, {}):
                             return path, qual
+                    hit = self._exported(path, last, by_file) if len(parts) == 2 else None
+                    if hit:
+                        return hit
                 if not files:
                     imported_from_outside = True
         if len(parts) == 1 or imported_from_outside:
