@@ -519,3 +519,33 @@ def test_registrations_follow_package_re_exports_and_module_aliases(tmp_path):
         ("search", "app/tools/search.py::search"), ("save", "app/tools/files.py::save_file"),
         ("fetch", "app/tools/fetch.py::fetch_url"), ("search2", "app/tools/search.py::search"), ("gone", None)]
     assert [(f.rule, f.line) for f in evaluate(result, select=["RA609"]).findings] == [("RA609", 13)]
+
+
+def test_class_and_function_names_may_be_globs(tmp_path):
+    """`"*Response" = {…}` in [builder.functions] covers every envelope class so named; `[result] builders =
+    ["make_*_result"]` every result builder so named."""
+    from support import write_tree
+
+    write_tree(tmp_path / "a", {
+        "server.py": "@mcp.tool()\ndef run(q: str):\n    if not q:\n"
+                     '        return ToolResponse(success=False, error="q is required")\n'
+                     '    return SearchResponse(success=True, data={"q": q})\n',
+        "pyproject.toml": '[tool.reply-audit.builder.functions]\n"*Response" = { type_keyword = "success", '
+                          'type_values = { true = "S", false = "E" }, code_keyword = "error_code", code_position = -1 }\n'
+                          '[tool.reply-audit.builder]\ncode_required = ["E"]\n'
+                          '[tool.reply-audit.handlers]\nsafety_decorator = ""\n'})
+    result = scan(tmp_path / "a", load_profile(None, tmp_path / "a"))
+    assert [(c["method"], c["line"], c["type"]) for c in result.inventory.calls] == [
+        ("ToolResponse", 4, "E"), ("SearchResponse", 5, "S")]
+    assert [(f.rule, f.line) for f in evaluate(result).findings] == [("RA501", 0), ("RA311", 4)]
+    write_tree(tmp_path / "b", {
+        "actions.py": "def search(q):\n    return make_search_result(q)\n\n\n"
+                      "def fetch(u):\n    return make_fetch_result(u)\n\n\n"
+                      'register_action("search", search)\nregister_action("fetch", fetch)\n',
+        "pyproject.toml": '[tool.reply-audit]\nprofile = "iar"\n[tool.reply-audit.result]\nbuilders = ["make_*_result"]\n'})
+    from reply_audit.profile import load_profile as load
+    from reply_audit.results import ResultJudge
+
+    judge = ResultJudge(load(None, tmp_path / "b"))
+    records = [{"kind": "other", "callee": name, "line": 1} for name in ("make_search_result", "build_result")]
+    assert [judge.check_return(r).verdict for r in records] == ["helper", "unknown"]

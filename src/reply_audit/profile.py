@@ -283,6 +283,13 @@ class Profile:
         return out
 
     @cached_property
+    def builder_function_names(self):
+        """The [builder.functions] keys as a name matcher (a key may be a glob: `"*Response"`)."""
+        from .names import Names
+
+        return Names(self.builder_functions)
+
+    @cached_property
     def code_required_types(self) -> frozenset[str]:
         """TYPE letters whose replies must carry a code (RA311)."""
         return frozenset(self.section("builder").get("code_required", self.type_letters))
@@ -310,6 +317,9 @@ class Profile:
             return self.builder_methods[method]
         if method in self.builder_functions:
             return self.builder_functions[method].get("type")
+        glob = self.builder_function_names.key(method)
+        if glob is not None:   # `"*Response" = { type = "E" }`
+            return self.builder_functions[glob].get("type")
         target = self.forbidden_methods.get(method)
         return self.builder_methods.get(target) if target else None
 

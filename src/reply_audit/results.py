@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .names import Names
 from .profile import Profile
 
 # Verdicts of one return.
@@ -87,7 +88,7 @@ class ResultJudge:
         result = profile.section("result")
         self.profile = profile
         self.required = list(result.get("required_keys", []))
-        self.builders = frozenset(result.get("builders", []))
+        self.builders = Names(result.get("builders", []))   # names or globs (`make_*_result`)
         self.nested = list(result.get("required_nested", []))
         self.nested_heads = _heads(self.nested)
         self.values = {k: list(v) for k, v in result.get("values", {}).items()}

@@ -162,8 +162,10 @@ def _load(ctx) -> ReplyAPI | Skip | None:
                         f"type {letter} for one")
         keywords = tuple(a.keyword.value for a in node.args if a.keyword is not None)
         templates[letter] = ReplyTemplate(letter, text, _dotted(node.func), fills, keywords)
-    replies = set(ctx.profile.builder_functions) | set(ctx.profile.builder_list("reply_classes"))
-    unknown = sorted({t.callee for t in templates.values()} - replies)
+    from ..names import Names
+
+    replies = Names([*ctx.profile.builder_functions, *ctx.profile.builder_list("reply_classes")])
+    unknown = sorted(t.callee for t in templates.values() if t.callee not in replies)
     if unknown:   # else the scan would still report every converted return as no reply (RA306)
         return Skip(f"[migrate.reply_api] calls {', '.join(unknown)}, which the scan does not count as a reply: "
                     "declare it in [builder.functions] (or [builder] reply_classes) first")

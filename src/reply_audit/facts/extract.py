@@ -19,6 +19,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..names import Names
 from ..profile import Profile
 from .builders import BuilderReader
 from .model import (
@@ -708,7 +709,7 @@ class FactsExtractor:
         self.builders = BuilderReader(profile)
         self.methods = profile.all_builder_methods
         self.receiver_names = frozenset(profile.builder_list("receiver_names"))
-        self.reply_classes = frozenset(profile.builder_list("reply_classes"))
+        self.reply_classes = Names(profile.builder_list("reply_classes"))
         self.code_keyword = profile.builder_value("code_keyword", "code")
         # names that say "a code goes here": as a keyword, a dict key, or the name a comparison reads
         self.code_names = frozenset({"code", "error_code", "reply_code", "result_code", self.code_keyword,
@@ -722,6 +723,7 @@ class FactsExtractor:
         self.serializers = frozenset(profile.section("envelope").get("serializers", []))
         self.message_attrs = profile.message_attributes
         self.functions = profile.builder_functions
+        self.function_names = Names(self.functions)   # a key may be a glob: `"*Response" = { … }`
         handlers = profile.section("handlers")
         self.register_calls = frozenset(handlers.get("register_calls", []))
         self.register_name_position = int(handlers.get("register_name_position", 0))
@@ -740,8 +742,9 @@ class FactsExtractor:
         # a key's older name -> the name the profile checks (dotted: `"iar" = "reflection"`)
         self.key_aliases = {str(k): str(v) for k, v in result.get("key_aliases", {}).items()}
         method_alt = "|".join(sorted(re.escape(m) for m in self.methods)) or "(?!)"
-        called = sorted({*self.functions, *self.register_calls})
-        function_alt = "|".join(re.escape(f) for f in called) or "(?!)"
+        function_alt = "|".join(p for p in (self.function_names.pattern(),
+                                            "|".join(re.escape(f) for f in sorted(self.register_calls)))
+                                if p and p != "(?!)") or "(?!)"
         self._method_probe = re.compile(rb"(?:\.(?:" + method_alt.encode() + rb")|\b(?:" + function_alt.encode()
                                         + rb"))\s*\(")
         self._message_probe = re.compile(
@@ -801,8 +804,8 @@ class FactsExtractor:
                 name = last_name(node.func)
                 if isinstance(node.func, ast.Attribute) and node.func.attr in self.methods:
                     position = self.profile.method_code_argument(node.func.attr)[1]
-                elif name in self.functions and not self.functions[name].get("code"):
-                    position = int(self.functions[name]["code_position"])
+                elif (key := self.function_names.key(name or "")) and not self.functions[key].get("code"):
+                    position = int(self.functions[key]["code_position"])
                 else:
                     continue
                 if 0 <= position < len(node.args):
@@ -1324,8 +1327,8 @@ class FactsExtractor:
                         and self._call(sub, func, ctx, returned, function):
                     pass
                 elif self.want_calls and (callee := self.aliases.get(last_name(func) or "", last_name(func))) \
-                        is not None and (callee in self.functions or callee in self.register_calls):
-                    if callee in self.functions:
+                        is not None and (callee in self.function_names or callee in self.register_calls):
+                    if callee in self.function_names:
                         self._function_call(sub, callee, ctx, returned, function)
                     else:
                         self._registration(sub, callee, ctx)
@@ -1475,7 +1478,7 @@ class FactsExtractor:
     def _function_call(self, node: ast.Call, name: str, ctx: _Ctx, returned: set[int] | None,
                        function: str | None) -> None:
         """`error_response("...", error_code=ErrorCode.X)`: a reply built by a function ([builder.functions])."""
-        spec = self.functions[name]
+        spec = self.functions[self.function_names.key(name) or name]
         code, code_ref, has_code = self._code_argument(node, spec["code_keyword"], int(spec["code_position"]))
         if spec.get("code"):   # a helper that always emits one code (`validation_error(msg)`)
             code, code_ref, has_code = str(spec["code"]), None, True
