@@ -300,3 +300,23 @@ def test_init_write_keeps_line_endings_and_refuses_a_file_it_would_break(tmp_pat
     result = runner.invoke(app, ["init", str(tmp_path / "b"), "--write"])
     assert result.exit_code == 2 and "the section cannot be appended" in result.output
     assert (tmp_path / "b" / "pyproject.toml").read_text() == "tool = { black = { line-length = 100 } }\n"
+
+
+def test_init_finds_dispatchers_and_plain_code_classes_by_two_signs(tmp_path):
+    """A function branching on a parameter's literal names, each branch returning a call, is a dispatcher when its
+    name or decorator says so (`@app.call_tool()` marks it, and no handler); a plain class of strings named like
+    codes is a code list when its members are passed where a code goes. Each key is then vetted: showing the
+    dispatched handlers adds findings, so it stays a comment that counts them."""
+    conventions = REPO / "tests" / "fixtures" / "conventions"
+    dispatch = tmp_path / "dispatch"
+    shutil.copytree(conventions / "name_dispatch", dispatch, ignore=shutil.ignore_patterns("profile.toml"))
+    text = _init(dispatch)
+    assert "app.call_tool" not in text.split("[tool.reply-audit.handlers]")[1].split("\n")[1]
+    assert ("# left out, it adds 11 finding(s) the built-in profile does not give (RA306 ×6, RA308 ×5); uncomment it "
+            "to see them:\n# dispatch_functions = [\"call_tool\", \"route\"]  # call_tool at server.py:5: 3 branches "
+            "on a name; route at server.py:15: 2 branches on a name\n") in text
+    plain = tmp_path / "plain"
+    shutil.copytree(conventions / "plain_constants", plain, ignore=shutil.ignore_patterns("profile.toml"))
+    text = _init(plain)
+    assert ('[tool.reply-audit.registries]\ncanonical = ["codes.py::ErrorCodes"]  # ErrorCodes at codes.py:4, its '
+            "members passed where a code goes\n") in text

@@ -31,6 +31,9 @@ HANDLER_WORDS = re.compile(r"(?:^|[._])(?:tool|action|handler|endpoint)s?(?:$|[.
 # a dispatch table is named for what it dispatches: TOOLS, ACTION_HANDLERS, COMMANDS, ROUTES (not LOOKUP_EXECUTORS)
 TABLE_WORDS = re.compile(r"(?:^|_)(?:tool|action|handler|endpoint|command|route|dispatch)(?:s|es|er|ers)?(?:$|_)",
                          re.IGNORECASE)
+# a function that dispatches tool calls says so by its name or its decorator (`call_tool`, `@app.call_tool()`)
+DISPATCH_WORDS = re.compile(r"(?:^|[._])(?:call_tool|dispatch\w*|route\w*|handle_tool|call|tool_call)s?(?:$|[._(])",
+                            re.IGNORECASE)
 # command-line frameworks: their decorators mark commands, not tool handlers
 CLI_MODULES = frozenset({"click", "typer", "argparse", "fire", "cli", "app.cli"})
 NOT_HANDLERS = frozenset({"property", "staticmethod", "classmethod", "dataclass", "lru_cache", "cache",
@@ -69,6 +72,8 @@ class Evidence:
     returned_by: dict[str, set] = field(default_factory=lambda: defaultdict(set))  # callee -> functions returning it
     decorated: dict[str, set] = field(default_factory=lambda: defaultdict(set))    # decorator -> functions it is on
     table_targets: set = field(default_factory=set)   # functions dispatch tables name
+    plain_codes: dict[str, str] = field(default_factory=dict)   # "path::Class" of string constants named like codes
+    dispatchers: dict[str, tuple[str, int]] = field(default_factory=dict)   # function -> (where, literal branches)
     scope: Scope | None = None
 
 
@@ -124,7 +129,33 @@ class _Collector:
                 if any(str_value(k) == "reflection" for k in node.value.keys if k is not None):
                     self.ev.reflection_returns += 1
 
+    def _dispatcher(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """A function whose own if/elif chain (or `match`) tests one parameter against two or more literal names,
+        each branch returning a call: it dispatches tools by name ([handlers] dispatch_functions)."""
+        params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+        branches = 0
+        stack = list(node.body)
+        while stack:
+            sub = stack.pop(0)
+            if isinstance(sub, ast.If):
+                test = sub.test
+                sides = (test.left, *test.comparators) if isinstance(test, ast.Compare) else ()
+                literal = any(str_value(n) is not None or isinstance(n, (ast.Tuple, ast.List, ast.Set))
+                              and all(str_value(e) is not None for e in n.elts) for n in sides)
+                if literal and any(isinstance(n, ast.Name) and n.id in params for n in sides):
+                    branches += any(_returned_calls(b.value) for b in sub.body
+                                    if isinstance(b, ast.Return) and b.value is not None)
+                stack[:0] = sub.orelse
+            elif isinstance(sub, ast.Match) and isinstance(sub.subject, ast.Name) and sub.subject.id in params:
+                branches += sum(1 for case in sub.cases if isinstance(case.pattern, (ast.MatchValue, ast.MatchOr))
+                                and any(isinstance(b, ast.Return) and b.value is not None and _returned_calls(b.value)
+                                        for b in case.body))
+        if branches >= 2:
+            self.ev.dispatchers.setdefault(node.name, (_where(self.path, node), branches))
+
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, top: bool) -> None:
+        if top:
+            self._dispatcher(node)
         for dec in node.decorator_list if top else []:
             name = dotted_name(dec.func if isinstance(dec, ast.Call) else dec)
             if name and name not in NOT_HANDLERS and name.rsplit(".", 1)[0] not in CLI_MODULES:
@@ -146,6 +177,10 @@ class _Collector:
             self.ev.enums.setdefault(node.name, _where(self.path, node))
             self.ev.member_values.setdefault(node.name, set()).update(
                 v for m in members if (v := str_value(m.value)) is not None)
+        elif not node.bases and CODE_NAME.search(node.name) and len(members) >= 2 and all(
+                str_value(m.value) is not None for m in members):   # class ErrorCodes: NOT_FOUND = "NOT_FOUND"
+            self.ev.plain_codes.setdefault(f"{self.path}::{node.name}", _where(self.path, node))
+            self.ev.member_values.setdefault(node.name, set()).update(str_value(m.value) for m in members)
         fields = {s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
         if {"success", "error"} <= fields:
             self.ev.envelope_classes.setdefault(node.name, _where(self.path, node))
@@ -213,7 +248,10 @@ class _Collector:
 
 
 def _returned_calls(value: ast.expr) -> list[str]:
-    """The callees a returned expression returns: `f(...)`, either branch of `a if t else b`, `x or f(...)`."""
+    """The callees a returned expression returns: `f(...)`, `await f(...)`, either branch of `a if t else b`,
+    `x or f(...)`."""
+    if isinstance(value, ast.Await):
+        return _returned_calls(value.value)
     if isinstance(value, ast.Call):
         return [n] if (n := last_name(value.func)) else []
     if isinstance(value, ast.IfExp):
@@ -257,8 +295,9 @@ def propose(ev: Evidence) -> str:
     lines.append(f'profile = "{base}"  # {ev.reflection_returns} returned dicts carry a "reflection", '
                  f"{ev.canonical_codes} strings look like LAYER-AREA-TYPE-NNN codes")
     safety = [name for name, _ in ev.decorators.most_common() if re.search(r"safe|guard", name, re.IGNORECASE)]
-    handler_decorators = [name for name, n in ev.decorators.most_common()
-                          if HANDLER_WORDS.search(name) and name not in safety]
+    handler_decorators = [name for name, n in ev.decorators.most_common()   # not `@app.call_tool()`: it marks
+                          if HANDLER_WORDS.search(name) and name not in safety  # the dispatcher, not a handler
+                          and not DISPATCH_WORDS.search(name)]
     handler_lines = []
     if handler_decorators:
         handler_lines.append(f"decorators = {_toml_list(handler_decorators)}  # " + "; ".join(
@@ -287,6 +326,13 @@ def propose(ev: Evidence) -> str:
     if ev.dispatch_tables:
         handler_lines.append(f"dispatch_tables = {_toml_list(sorted(ev.dispatch_tables))}  # " + "; ".join(
             f"{name} at {at}" for name, at in sorted(ev.dispatch_tables.items())[:3]))
+    # a dispatcher needs a second sign: a decorator or a name that says it handles tool calls
+    dispatchers = {name: found for name, found in ev.dispatchers.items()
+                   if DISPATCH_WORDS.search(name) or any(DISPATCH_WORDS.search(d) and name in ev.decorated[d]
+                                                         for d in ev.decorated)}
+    if dispatchers:
+        handler_lines.append(f"dispatch_functions = {_toml_list(sorted(dispatchers))}  # " + "; ".join(
+            f"{name} at {at}: {n} branches on a name" for name, (at, n) in sorted(dispatchers.items())[:3]))
     scope_lines = _scope_lines(ev)
     if scope_lines:
         lines += ["", "[tool.reply-audit.scan]", *scope_lines]
@@ -301,11 +347,22 @@ def propose(ev: Evidence) -> str:
              if name in ev.code_refs or ev.member_values.get(name, set()) & ev.code_strings}
     not_proposed += [f"{name} at {at}: named like a code list, but none of its members is passed where a code goes"
                      for name, at in sorted(ev.enums.items()) if name not in enums]
-    if enums:
-        lines += ["", "[tool.reply-audit.codes]",
-                  f"enums = {_toml_list(sorted(enums))}  # " + "; ".join(
-                      f"{name} at {at}" for name, at in sorted(enums.items())[:3]),
-                  _pattern_line({v for name in enums for v in ev.member_values.get(name, set())})]
+    plain = {ident: at for ident, at in ev.plain_codes.items() if ident.rsplit("::", 1)[1] in ev.code_refs}
+    not_proposed += [f"{ident.rsplit('::', 1)[1]} at {at}: a class of strings named like codes, but none of them is "
+                     "passed where a code goes" for ident, at in sorted(ev.plain_codes.items()) if ident not in plain]
+    if enums or plain:
+        values = {v for name in [*enums, *(i.rsplit("::", 1)[1] for i in plain)]
+                  for v in ev.member_values.get(name, set())}
+        lines += ["", "[tool.reply-audit.codes]"]
+        if enums:
+            lines.append(f"enums = {_toml_list(sorted(enums))}  # " + "; ".join(
+                f"{name} at {at}" for name, at in sorted(enums.items())[:3]))
+        lines.append(_pattern_line(values))
+    if plain:
+        lines += ["", "[tool.reply-audit.registries]",
+                  f"canonical = {_toml_list(sorted(plain))}  # " + "; ".join(
+                      f"{ident.rsplit('::', 1)[1]} at {at}, its members passed where a code goes"
+                      for ident, at in sorted(plain.items())[:3])]
     functions: dict[str, str] = {}
     for name, (letter, keyword, position) in sorted(ev.builders.items()):
         if base == "iar" or ev.builder_methods:   # a builder class is there: replies come from its methods
