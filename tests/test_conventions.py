@@ -187,8 +187,12 @@ def test_every_rule_runs_on_every_convention_fixture(name):
 
     root = CONVENTIONS / name
     profile = str(root / "profile.toml") if (root / "profile.toml").exists() else None
-    ev = evaluate(scan(root, load_profile(profile, root)))
-    assert sorted(r.id for r in ev.rules) == sorted(r.id for r in all_rules())
+    loaded = load_profile(profile, root)
+    ev = evaluate(scan(root, loaded))
+    base = "iar" if loaded.name == "iar" else "canonical"   # the built-in's own choice of rules, no fewer
+    assert sorted(r.id for r in ev.rules) == sorted(r.id for r in evaluate(scan(root, load_profile(base))).rules)
+    if base == "canonical":
+        assert sorted(r.id for r in ev.rules) == sorted(r.id for r in all_rules())
 
 
 def test_iar_migrate_wraps_literal_dicts_once_and_leaves_the_rest(tmp_path):
@@ -549,3 +553,34 @@ def test_class_and_function_names_may_be_globs(tmp_path):
     judge = ResultJudge(load(None, tmp_path / "b"))
     records = [{"kind": "other", "callee": name, "line": 1} for name in ("make_search_result", "build_result")]
     assert [judge.check_return(r).verdict for r in records] == ["helper", "unknown"]
+
+
+def test_a_pattern_that_matches_no_member_of_a_code_list_is_one_finding_and_legacy_maps_onto_layerless_codes(
+        tmp_path):
+    from support import write_tree
+
+    write_tree(tmp_path, {
+        "codes.py": "from enum import Enum\n\n\nclass ErrorCode(str, Enum):\n    NOT_FOUND = \"not-found\"\n"
+                    "    BAD_INPUT = \"bad-input\"\n    GONE = \"gone\"\n",
+        "legacy.py": 'LEGACY_TO_CANONICAL = {"OLD_NOT_FOUND": "NOT_FOUND", "OLD_BAD": "BAD_INPUT"}\n',
+        "pyproject.toml": "[tool.reply-audit.codes]\npattern = '^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$'\n"
+                          'enums = ["ErrorCode"]\n[tool.reply-audit.mappings]\ntable_names = ["LEGACY_TO_CANONICAL"]\n'})
+    result = scan(tmp_path, load_profile(None, tmp_path))
+    found = [(f.rule, f.path, f.line, f.message) for f in evaluate(result).findings if f.rule.startswith("RA1")]
+    assert found[0] == ("RA101", "codes.py", 4, "ErrorCode: none of its 3 members is LAYER-AREA-TYPE-NNN ([codes] "
+                                                "pattern): set the pattern to their spelling")
+    assert [f for f in found if f[0] == "RA111"] == []   # a layerless code breaks no layer rule
+
+
+def test_an_iar_repository_with_dated_backups_and_an_older_key_name():
+    root = CONVENTIONS / "iar_backups"
+    ev = evaluate(scan(root, load_profile(None, root)))
+    assert [[f.path, str(f.line), f.rule] for f in ev.findings] == _expected_table("iar_backups", "Findings")
+    builtin = evaluate(scan(root, load_profile("iar", None)))
+    assert sorted((f.rule, f.path, f.line) for f in builtin.findings) == sorted(
+        ("RA601", f"{folder}/actions.py", line) for folder in ("arche", "arche_backup_20240101",
+                                                                "arche_backup_20240301") for line in (12, 21))
+    proposal = CliRunner().invoke(app, ["init", str(root)])
+    assert proposal.exit_code == 0
+    assert '"arche_backup_*"]\n# arche_backup_*: a backup or retired copy (by its name), e.g. ' \
+           'arche_backup_20240101/\n' in proposal.stdout
