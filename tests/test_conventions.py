@@ -584,3 +584,18 @@ def test_an_iar_repository_with_dated_backups_and_an_older_key_name():
     assert proposal.exit_code == 0
     assert '"arche_backup_*"]\n# arche_backup_*: a backup or retired copy (by its name), e.g. ' \
            'arche_backup_20240101/\n' in proposal.stdout
+
+
+def test_a_re_exported_name_bound_twice_is_the_last_binding_and_star_import_cycles_end(tmp_path):
+    from support import write_tree
+
+    write_tree(tmp_path, {
+        "app/__init__.py": "",
+        "app/tools/__init__.py": "from .a import *\nfrom .b import *\n",
+        "app/tools/a.py": "from app.tools import *\n\n\ndef run(x):\n    return {\"error\": None}\n",
+        "app/tools/b.py": "from app.tools import *\n\n\ndef run(x):\n    return {\"error\": None}\n",
+        "app/main.py": "from app.tools import run, nothing\n\n\n"
+                       'register_action("run", run)\nregister_action("nothing", nothing)\n'})
+    result = scan(tmp_path, load_profile("iar", tmp_path))
+    assert [(r["name"], r["handler"]) for r in result.inventory.registrations] == [
+        ("run", "app/tools/b.py::run"), ("nothing", None)]

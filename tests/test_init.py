@@ -203,7 +203,7 @@ def test_init_reads_only_the_code_that_runs_and_comments_out_what_it_cannot_stan
         "snake_case\n"
         "\n[tool.reply-audit.builder.functions]\n"
         "# left out, the profile refuses it (canonical + pyproject.toml: [builder.functions] fail is also a builder "
-        "method name; a name is either a function or a method):\n"
+        "method name (fail); a name is either a function or a method):\n"
         '# fail = { type = "E", code_keyword = "code", code_position = 1 }  # app/server.py:15\n'
         "\n[tool.reply-audit.builder]\n"
         'code_required = ["E"]  # replies built by functions; success replies usually carry no code\n'
@@ -304,7 +304,8 @@ def test_init_write_keeps_line_endings_and_refuses_a_file_it_would_break(tmp_pat
 
 def test_init_finds_dispatchers_and_plain_code_classes_by_two_signs(tmp_path):
     """A function branching on a parameter's literal names, each branch returning a call, is a dispatcher when its
-    name or decorator says so (`@app.call_tool()` marks it, and no handler); a plain class of strings named like
+    name or decorator says it dispatches tool calls (`@app.call_tool()` marks it, and no handler; a plain `route`
+    or `dispatch` does not); a plain class of strings named like
     codes is a code list when its members are passed where a code goes. Each key is then vetted: showing the
     dispatched handlers adds findings, so it stays a comment that counts them."""
     conventions = REPO / "tests" / "fixtures" / "conventions"
@@ -312,11 +313,43 @@ def test_init_finds_dispatchers_and_plain_code_classes_by_two_signs(tmp_path):
     shutil.copytree(conventions / "name_dispatch", dispatch, ignore=shutil.ignore_patterns("profile.toml"))
     text = _init(dispatch)
     assert "app.call_tool" not in text.split("[tool.reply-audit.handlers]")[1].split("\n")[1]
-    assert ("# left out, it adds 11 finding(s) the built-in profile does not give (RA306 ×6, RA308 ×5); uncomment it "
-            "to see them:\n# dispatch_functions = [\"call_tool\", \"route\"]  # call_tool at server.py:5: 3 branches "
-            "on a name; route at server.py:15: 2 branches on a name\n") in text
+    assert ("# left out, it adds 4 finding(s) the built-in profile does not give (RA306 ×4); uncomment it to see "
+            "them:\n# dispatch_functions = [\"call_tool\"]  # call_tool at server.py:5: 3 branches on a name\n"
+            'safety_decorator = ""  # none found; name yours to have RA308 check it\n') in text
+    # a function named route, dispatch or main that branches on names is no tool dispatcher: not proposed
+    assert '"route"' not in text
     plain = tmp_path / "plain"
     shutil.copytree(conventions / "plain_constants", plain, ignore=shutil.ignore_patterns("profile.toml"))
     text = _init(plain)
     assert ('[tool.reply-audit.registries]\ncanonical = ["codes.py::ErrorCodes"]  # ErrorCodes at codes.py:4, its '
             "members passed where a code goes\n") in text
+
+
+def test_init_writes_no_path_toml_cannot_hold_and_escapes_glob_characters(tmp_path):
+    from support import write_tree
+
+    code_class = 'class ErrorCodes:\n    NOT_FOUND = "NOT_FOUND"\n    GONE = "GONE"\n'
+    server = ('from codes import ErrorCodes\n\n\n@mcp.tool()\ndef run(q: str):\n'
+              '    return error_response("no", code=ErrorCodes.NOT_FOUND)\n')
+    write_tree(tmp_path, {"pk[1]/codes.py": code_class, "pk[1]/server.py": server})
+    odd = tmp_path / "pk\udcffg"   # a folder name that is not UTF-8
+    odd.mkdir()
+    (odd / "codes.py").write_text(code_class)
+    (odd / "server.py").write_text(server)
+    result = runner.invoke(app, ["init", str(tmp_path), "--write"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "pyproject.toml").read_text()
+    assert 'canonical = ["pk[[]1]/codes.py::ErrorCodes"]' in text
+    written = scan(tmp_path, load_profile(None, tmp_path))
+    assert "pk[1]/codes.py" in [r["path"] for r in written.inventory.registries if r["role"] == "canonical"]
+
+
+def test_a_catch_all_glob_is_refused(tmp_path):
+    from reply_audit.errors import UserError
+
+    for text in ('[builder.functions]\n"*" = "E"\n', '[builder]\nreply_classes = ["?*"]\n',
+                 '[result]\nbuilders = ["**"]\n', '[builder.functions]\n"f*" = "E"\n'):
+        path = tmp_path / "p.toml"
+        path.write_text(text)
+        with pytest.raises(UserError, match="matches every name|is also a builder method name"):
+            load_profile(str(path))

@@ -86,7 +86,7 @@ def facts_schema() -> str:
         cls = getattr(model, name)
         if isinstance(cls, type) and is_dataclass(cls):
             parts.append(name + ":" + ",".join(f"{f.name}={f.type}" for f in fields(cls)))
-    digest = hashlib.sha256("\n".join(parts).encode("utf-8"))
+    digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape"))
     package = Path(__file__).parent
     for source in sorted([*package.joinpath("facts").glob("*.py"), package / "parsing.py"]):
         try:

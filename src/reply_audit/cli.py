@@ -87,7 +87,7 @@ def root(
 
 def write_output(text: str | bytes, out: Path | None) -> None:
     """Print, or write OUT atomically (a reader never sees half a report). Bytes are written as they are."""
-    data = text if isinstance(text, bytes) else text.encode("utf-8")
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
     if out is None:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)

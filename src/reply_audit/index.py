@@ -377,18 +377,25 @@ class IndexBuilder:
     def _exported(self, path: str, name: str, by_file: dict[str, dict[str, Any]],
                   depth: int = 0) -> tuple[str, str] | None:
         """The function NAME of module PATH: defined there, or re-exported by it (`from .search import search as
-        search_tool`, `from .files import *` in a package's `__init__`), followed three imports deep."""
+        search_tool`, `from .files import *` in a package's `__init__`), followed three imports deep. Of two
+        imports binding the name, the last wins, as in Python (memoized: star imports may form cycles)."""
         if name in by_file.get(path, {}):
             return path, name
+        memo = self.__dict__.setdefault("_exports", {})
+        key = (path, name, depth)
+        if key in memo:
+            return memo[key]
+        memo[key] = None   # a cycle back here finds nothing
         facts = self.by_path.get(path)
         if facts is None or depth >= 3:
             return None
         original = facts.import_aliases.get(name, name)
-        for imp in facts.imports:
+        for imp in reversed(facts.imports):
             if imp.in_function or not (original in imp.names or "*" in imp.names):
                 continue
             for found in self.modules.resolve(path, imp.module, imp.level, [original]):
                 if found != path and (hit := self._exported(found, original, by_file, depth + 1)):
+                    memo[key] = hit
                     return hit
         return None
 
@@ -542,7 +549,10 @@ class IndexBuilder:
                     out.extend(flatten(inner, f"{prefix}{key}.", depth + 1))
             return out
 
-        for name in self.profile.builder_list("reply_classes"):
+        from .names import Names
+
+        reply_classes = Names(self.profile.builder_list("reply_classes"))
+        for name in sorted(n for n in by_class if n in reply_classes):
             if name in by_class:
                 path, env = by_class[name]
                 inv.envelopes.append({"path": path, "line": env.line, "class": name, "method": env.method,

@@ -32,8 +32,8 @@ HANDLER_WORDS = re.compile(r"(?:^|[._])(?:tool|action|handler|endpoint)s?(?:$|[.
 TABLE_WORDS = re.compile(r"(?:^|_)(?:tool|action|handler|endpoint|command|route|dispatch)(?:s|es|er|ers)?(?:$|_)",
                          re.IGNORECASE)
 # a function that dispatches tool calls says so by its name or its decorator (`call_tool`, `@app.call_tool()`)
-DISPATCH_WORDS = re.compile(r"(?:^|[._])(?:call_tool|dispatch\w*|route\w*|handle_tool|call|tool_call)s?(?:$|[._(])",
-                            re.IGNORECASE)
+DISPATCH_WORDS = re.compile(r"^_?(?:call_tools?|tools?_call|(?:dispatch|handle|route|run)_tools?(?:_call)?|"
+                            r"tools?_(?:dispatch|router))s?$", re.IGNORECASE)
 # command-line frameworks: their decorators mark commands, not tool handlers
 CLI_MODULES = frozenset({"click", "typer", "argparse", "fire", "cli", "app.cli"})
 NOT_HANDLERS = frozenset({"property", "staticmethod", "classmethod", "dataclass", "lru_cache", "cache",
@@ -74,6 +74,7 @@ class Evidence:
     table_targets: set = field(default_factory=set)   # functions dispatch tables name
     plain_codes: dict[str, str] = field(default_factory=dict)   # "path::Class" of string constants named like codes
     dispatchers: dict[str, tuple[str, int]] = field(default_factory=dict)   # function -> (where, literal branches)
+    dispatched: dict[str, set] = field(default_factory=lambda: defaultdict(set))   # dispatcher -> functions called
     scope: Scope | None = None
 
 
@@ -143,13 +144,18 @@ class _Collector:
                 literal = any(str_value(n) is not None or isinstance(n, (ast.Tuple, ast.List, ast.Set))
                               and all(str_value(e) is not None for e in n.elts) for n in sides)
                 if literal and any(isinstance(n, ast.Name) and n.id in params for n in sides):
-                    branches += any(_returned_calls(b.value) for b in sub.body
-                                    if isinstance(b, ast.Return) and b.value is not None)
+                    called = [c for b in sub.body if isinstance(b, ast.Return) and b.value is not None
+                              for c in _returned_calls(b.value)]
+                    branches += bool(called)
+                    self.ev.dispatched[node.name].update(called)
                 stack[:0] = sub.orelse
             elif isinstance(sub, ast.Match) and isinstance(sub.subject, ast.Name) and sub.subject.id in params:
-                branches += sum(1 for case in sub.cases if isinstance(case.pattern, (ast.MatchValue, ast.MatchOr))
-                                and any(isinstance(b, ast.Return) and b.value is not None and _returned_calls(b.value)
-                                        for b in case.body))
+                for case in sub.cases:
+                    called = [c for b in case.body if isinstance(b, ast.Return) and b.value is not None
+                              for c in _returned_calls(b.value)]
+                    if isinstance(case.pattern, (ast.MatchValue, ast.MatchOr)) and called:
+                        branches += 1
+                        self.ev.dispatched[node.name].update(called)
         if branches >= 2:
             self.ev.dispatchers.setdefault(node.name, (_where(self.path, node), branches))
 
@@ -278,6 +284,20 @@ def collect(root: Path) -> Evidence:
     return ev
 
 
+def _writable(text: str) -> bool:
+    """Can TEXT be written into a UTF-8 pyproject.toml (a path with undecodable bytes cannot)?"""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _literal_glob(path: str) -> str:
+    """PATH as a glob that matches itself only (`[`, `*`, `?` in a folder name are escaped)."""
+    return re.sub(r"([\[*?])", r"[\1]", path)
+
+
 def _toml_string(value: str) -> str:
     """VALUE as a TOML basic string (a JSON string is one, escapes included)."""
     return json.dumps(value, ensure_ascii=False)
@@ -297,7 +317,7 @@ def propose(ev: Evidence) -> str:
     safety = [name for name, _ in ev.decorators.most_common() if re.search(r"safe|guard", name, re.IGNORECASE)]
     handler_decorators = [name for name, n in ev.decorators.most_common()   # not `@app.call_tool()`: it marks
                           if HANDLER_WORDS.search(name) and name not in safety  # the dispatcher, not a handler
-                          and not DISPATCH_WORDS.search(name)]
+                          and not DISPATCH_WORDS.search(name.rpartition(".")[2])]
     handler_lines = []
     if handler_decorators:
         handler_lines.append(f"decorators = {_toml_list(handler_decorators)}  # " + "; ".join(
@@ -328,11 +348,13 @@ def propose(ev: Evidence) -> str:
             f"{name} at {at}" for name, at in sorted(ev.dispatch_tables.items())[:3]))
     # a dispatcher needs a second sign: a decorator or a name that says it handles tool calls
     dispatchers = {name: found for name, found in ev.dispatchers.items()
-                   if DISPATCH_WORDS.search(name) or any(DISPATCH_WORDS.search(d) and name in ev.decorated[d]
-                                                         for d in ev.decorated)}
+                   if DISPATCH_WORDS.search(name) or any(DISPATCH_WORDS.search(d.rpartition(".")[2])
+                                                         and name in ev.decorated[d] for d in ev.decorated)}
     if dispatchers:
         handler_lines.append(f"dispatch_functions = {_toml_list(sorted(dispatchers))}  # " + "; ".join(
             f"{name} at {at}: {n} branches on a name" for name, (at, n) in sorted(dispatchers.items())[:3]))
+        if not handler_decorators and not safety and base == "canonical":
+            handler_lines.append('safety_decorator = ""  # none found; name yours to have RA308 check it')
     scope_lines = _scope_lines(ev)
     if scope_lines:
         lines += ["", "[tool.reply-audit.scan]", *scope_lines]
@@ -340,14 +362,16 @@ def propose(ev: Evidence) -> str:
         lines += ["", "[tool.reply-audit.handlers]", *handler_lines]
     # the functions that are handlers by what init proposes: a reply function or class is one a handler returns
     handlers = {f for name in handler_decorators for f in ev.decorated[name]} | ev.table_targets | {
-        target for name in registers for _, target in ev.register_args[name]}
+        target for name in registers for _, target in ev.register_args[name]} | {
+        f for name in dispatchers for f in ev.dispatched[name]}
     not_proposed: list[str] = []
     # a code list is one whose members are passed where a code goes (a second sign besides its name)
     enums = {name: at for name, at in ev.enums.items()
              if name in ev.code_refs or ev.member_values.get(name, set()) & ev.code_strings}
     not_proposed += [f"{name} at {at}: named like a code list, but none of its members is passed where a code goes"
                      for name, at in sorted(ev.enums.items()) if name not in enums]
-    plain = {ident: at for ident, at in ev.plain_codes.items() if ident.rsplit("::", 1)[1] in ev.code_refs}
+    plain = {ident: at for ident, at in ev.plain_codes.items() if ident.rsplit("::", 1)[1] in ev.code_refs
+             and _writable(ident)}
     not_proposed += [f"{ident.rsplit('::', 1)[1]} at {at}: a class of strings named like codes, but none of them is "
                      "passed where a code goes" for ident, at in sorted(ev.plain_codes.items()) if ident not in plain]
     if enums or plain:
@@ -360,7 +384,7 @@ def propose(ev: Evidence) -> str:
         lines.append(_pattern_line(values))
     if plain:
         lines += ["", "[tool.reply-audit.registries]",
-                  f"canonical = {_toml_list(sorted(plain))}  # " + "; ".join(
+                  f"canonical = {_toml_list(sorted(_literal_glob(i) for i in plain))}  # " + "; ".join(
                       f"{ident.rsplit('::', 1)[1]} at {at}, its members passed where a code goes"
                       for ident, at in sorted(plain.items())[:3])]
     functions: dict[str, str] = {}

@@ -29,6 +29,10 @@ class Names:
             return name
         return next((g for g in self.globs if fnmatch.fnmatchcase(name, g)), None)
 
+    def matches_anything(self) -> bool:
+        """Does a glob here match any identifier at all (`*`, `?*`, `**`)? It has no fixed part."""
+        return any(not re.sub(r"[*?]|\[[^\]]*\]", "", g) for g in self.globs)
+
     def pattern(self) -> str:
         """A regular expression alternation matching any of the names inside source text (for a quick probe)."""
         parts = [re.escape(n) for n in sorted(self.exact)]

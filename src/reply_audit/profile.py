@@ -498,11 +498,21 @@ def _validate_key_types(data: dict[str, Any], origin: str) -> None:
     bad = [t for t in builder.get("code_required", []) if t not in letters]
     if bad:
         raise UserError(f"{origin}: [builder] code_required has unknown type letter(s) {bad}; known: {letters}")
-    clash = sorted(set(builder.get("functions", {})) & (set(builder.get("methods", {}))
-                                                         | set(builder.get("forbidden_methods", {}))))
+    from .names import Names
+
+    methods = set(builder.get("methods", {})) | set(builder.get("forbidden_methods", {}))
+    functions = Names(builder.get("functions", {}))
+    clash = sorted(m for m in methods if m in functions)
     if clash:
-        raise UserError(f"{origin}: [builder.functions] {', '.join(clash)} is also a builder method name; a "
-                        "name is either a function or a method")
+        raise UserError(f"{origin}: [builder.functions] {', '.join(functions.key(m) or m for m in clash)} is also "
+                        f"a builder method name ({', '.join(clash)}); a name is either a function or a method")
+    for where, names in (("[builder.functions]", builder.get("functions", {})),
+                         ("[builder] reply_classes", builder.get("reply_classes", [])),
+                         ("[result] builders", data.get("result", {}).get("builders", []))):
+        broad = [n for n in names if isinstance(n, str) and Names([n]).matches_anything()]
+        if broad:
+            raise UserError(f"{origin}: {where} {broad[0]!r} matches every name: every call would be a reply; "
+                            "name the pattern's fixed part (\"*Response\")")
 
 
 def _validate_results(data: dict[str, Any], origin: str) -> None:

@@ -124,7 +124,7 @@ def fingerprint(handler: dict[str, Any], ret: dict[str, Any], ordinal: int) -> s
              json.dumps(ret.get("key_values", {}), sort_keys=True), json.dumps(ret.get("texts", {}), sort_keys=True),
              str(ret.get("code")), str(bool(ret.get("in_except"))), ",".join(ret.get("except_types") or []),
              str(ordinal)]
-    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def site_identity(handler: dict[str, Any], ret: dict[str, Any]) -> str:

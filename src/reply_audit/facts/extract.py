@@ -770,6 +770,10 @@ class FactsExtractor:
         self._unused = 0
         self._reads_of: dict[int, frozenset[str]] = {}
         self.code_positions = self._code_positions(tree) if self.want_codes else set()
+        # `raise ToolError(...)`: an exception, never a reply, whatever a glob of reply functions matches
+        self._raised = {id(n.exc) for n in ast.walk(tree)
+                        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)} \
+            if self.want_calls and self.function_names.globs else set()
         names, self.aliases = _module_names(tree.body)
         facts.bound_names = sorted(names)
         facts.import_aliases = dict(sorted(self.aliases.items()))
@@ -1327,7 +1331,8 @@ class FactsExtractor:
                         and self._call(sub, func, ctx, returned, function):
                     pass
                 elif self.want_calls and (callee := self.aliases.get(last_name(func) or "", last_name(func))) \
-                        is not None and (callee in self.function_names or callee in self.register_calls):
+                        is not None and (callee in self.function_names or callee in self.register_calls) \
+                        and id(sub) not in self._raised:
                     if callee in self.function_names:
                         self._function_call(sub, callee, ctx, returned, function)
                     else:

@@ -63,7 +63,7 @@ class Finding:
     def fingerprint(self) -> str:
         """Stable across line shifts: rule, path, enclosing function and the finding's key."""
         blob = "\x1f".join((self.rule, self.path, self.function or "", self.normal_key))
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
+        return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()[:20]   # a path may not be UTF-8
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -25,12 +25,15 @@ class MessageBranching(Rule):
                        note="any read of the message inside a condition or a comparison")]
 
     def check(self, ctx):
+        from ..names import Names
+
         handlers = {h["name"] for h in ctx.inventory.handlers}
+        classes = Names(ctx.profile.builder_list("reply_classes"))
         replyish = handlers | set(ctx.profile.all_builder_methods) | set(ctx.profile.builder_list("reply_classes"))
         names = set(ctx.profile.section("messages").get("reply_names", []))
         for m in ctx.inventory.message_branches:
             owner = m["text"].split(".")[0]
-            if not (m.get("owner_binding") in replyish or owner in names):
+            if not (m.get("owner_binding") in replyish or m.get("owner_binding") in classes or owner in names):
                 continue  # `error.message` of a log entry is not a reply's message
             if not ctx.is_test(m["path"]):
                 yield self.finding(m["path"], m["line"], f"branches on message text ({m['kind']} on "
