@@ -173,3 +173,18 @@ def test_every_format_shows_unparseable_and_partly_read_files(tmp_path):
                f"{lost}" in github
         assert (rows[1]["name"], rows[1]["line"], rows[1]["message"]) == ("partly-read", "6",
                                                                           f"read only in part: {lost}")
+
+
+def test_help_loses_no_word_to_markup():
+    """Help text is plain text: `[default: …]` and `[tool.reply-audit]` stay as written."""
+    from typer.testing import CliRunner as _Runner
+
+    from reply_audit.cli import app as _app
+
+    scan_help = " ".join(_Runner().invoke(_app, ["scan", "--help"]).output.split())
+    assert "severity remains (the profile's [rules] fail_on when it sets one). [default: high]" in scan_help
+    assert "[default: one per CPU, for large trees]" in scan_help
+    init_help = " ".join(_Runner().invoke(_app, ["init", "--help"]).output.split())
+    assert "Propose a starter [tool.reply-audit] section" in init_help
+    hook_help = " ".join(_Runner().invoke(_app, ["hook", "--help"]).output.split())
+    assert "[default: the profile's]" in hook_help

@@ -25,8 +25,10 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,   # `[default: high]` and `[tool.reply-audit]` are text, not markup
 )
-profile_app = typer.Typer(help="Show the rule profiles (the spec as data).", no_args_is_help=True)
+profile_app = typer.Typer(help="Show the rule profiles (the spec as data).", no_args_is_help=True,
+                          rich_markup_mode=None)
 app.add_typer(profile_app, name="profile")
 
 
@@ -115,15 +117,15 @@ def scan(
     out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the report to this file.")] = None,
     profile: Annotated[Optional[str], typer.Option(
         "--profile", help="Built-in profile name or a profile .toml file (default: the repository's "
-                          "\\[tool.reply-audit] or 'canonical').")] = None,
+                          "[tool.reply-audit] or 'canonical').")] = None,
     mapping: Annotated[Optional[list[Path]], typer.Option(
         "--mapping", help="Extra legacy→canonical mapping file (.toml or .csv); repeatable.")] = None,
     select: Annotated[Optional[list[str]], typer.Option(
         "--select", help="Rules to run: ids or prefixes (RA1, RA303), comma-separated or repeated.")] = None,
     ignore: Annotated[Optional[list[str]], typer.Option("--ignore", help="Rules not to run.")] = None,
     fail_on: Annotated[Optional[FailOn], typer.Option(
-        "--fail-on", help="Exit 1 when a finding at or above this severity remains [default: the profile's, "
-                          "high].")] = None,
+        "--fail-on", help="Exit 1 when a finding at or above this severity remains (the profile's [rules] "
+                          "fail_on when it sets one).  [default: high]")] = None,
     baseline: Annotated[Optional[Path], typer.Option(
         "--baseline", help="Report only findings not recorded in this baseline file.")] = None,
     write_baseline: Annotated[Optional[Path], typer.Option(
@@ -359,7 +361,7 @@ def scorecard(
         "--repo-url", help="https://github.com/OWNER/REPO, to link findings to their lines [default: from "
                            "GITHUB_SERVER_URL and GITHUB_REPOSITORY].")] = None,
     profile: Annotated[Optional[str], typer.Option(
-        "--profile", help="Built-in profile name or a profile .toml file [default: the head's \\[tool.reply-audit] "
+        "--profile", help="Built-in profile name or a profile .toml file [default: the head's [tool.reply-audit] "
                           "or 'canonical'].")] = None,
     mapping: Annotated[Optional[list[Path]], typer.Option("--mapping", help="Extra mapping file.")] = None,
     fail_on: Annotated[Optional[FailOn], typer.Option(
@@ -537,7 +539,7 @@ class _progress:
             self.bar.stop()
 
 
-cache_app = typer.Typer(help="The facts cache (.reply-audit-cache).", no_args_is_help=True)
+cache_app = typer.Typer(help="The facts cache (.reply-audit-cache).", no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(cache_app, name="cache")
 
 
@@ -564,7 +566,7 @@ def cache_clear(
 @profile_app.command("show")
 def profile_show(
     name: Annotated[Optional[str], typer.Argument(help="Built-in name or profile file (default: effective).")] = None,
-    path: Annotated[Path, typer.Option("--path", help="Repository whose \\[tool.reply-audit] is layered on.")] = Path("."),
+    path: Annotated[Path, typer.Option("--path", help="Repository whose [tool.reply-audit] is layered on.")] = Path("."),
 ) -> None:
     """Print the effective profile as TOML."""
     from .profile import load_profile
@@ -593,7 +595,7 @@ def init(
     write: Annotated[bool, typer.Option(
         "--write", help="Append the section to PATH/pyproject.toml (refused when it has one already).")] = False,
 ) -> None:
-    """Propose a starter \\[tool.reply-audit] section from what the code shows (handler decorators, register
+    """Propose a starter [tool.reply-audit] section from what the code shows (handler decorators, register
     calls, dispatch tables, reply functions, code Enums, envelope classes, IAR reflections)."""
     from .init import base_profile, collect, propose, write_section
     from .init_vet import vet
