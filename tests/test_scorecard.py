@@ -268,3 +268,19 @@ def test_the_sticky_comment_is_created_once_then_updated(tmp_path, monkeypatch):
     assert [c["body"] for c in comments] == ["an unrelated comment", MARKER + "\nsecond\n"]
     monkeypatch.delenv("GITHUB_TOKEN")
     assert github_comment.main(["--repo", "o/r", "--pr", "5", "--body-file", str(body)]) == 2
+
+
+def test_the_base_is_where_the_branch_left_it_not_the_base_branch_tip(repo):
+    """A docs-only branch that left main before main fixed a finding is no worse: it is compared with the
+    merge-base (BASE...HEAD). --base-tip compares with main's tip, as before."""
+    start = git(repo, "rev-parse", "HEAD")
+    git(repo, "checkout", "-qb", "feature")
+    commit(repo, {"README.md": "docs only\n"}, "docs")
+    git(repo, "checkout", "-q", "-")
+    main = git(repo, "rev-parse", "--abbrev-ref", "HEAD")
+    commit(repo, {"server.py": FIX_ONE_BREAK_ONE.replace("except Exception:", "except KeyError:")}, "fix on main")
+    doc, code = delta(repo, main, "feature")
+    assert (doc["introduced"], doc["resolved"], code) == ([], [], 0)
+    assert (doc["base"]["sha"], doc["base"]["ref"]) == (start, f"{main}...feature")
+    tip, tip_code = delta(repo, main, "feature", "--base-tip")
+    assert rules(tip["introduced"]) and tip_code == 1

@@ -353,6 +353,9 @@ def scorecard(
     base: Annotated[str, typer.Option("--base", help="The revision the pull request starts from (its base).")]
     = "",
     head: Annotated[str, typer.Option("--head", help="The revision to judge.")] = "HEAD",
+    base_tip: Annotated[bool, typer.Option(
+        "--base-tip", help="Compare with the base revision itself, not with the merge-base of base and head "
+                           "(BASE...HEAD, the default).")] = False,
     format: Annotated[ScorecardFormat, typer.Option(
         "--format", "-f", help="md (the PR comment), json (the delta) or github (annotations for new findings).")]
     = ScorecardFormat.md,
@@ -370,7 +373,7 @@ def scorecard(
 ) -> None:
     """Compare reply compliance at two git revisions: the pull-request comment, or its JSON delta."""
     from .delta import compare, revision_texts, scan_revision
-    from .gitrev import prefix_of, resolve
+    from .gitrev import merge_base, prefix_of, resolve
     from .profile import load_profile
     from .report.pr_comment import render_annotations, render_comment, render_json
     from .engine import failing
@@ -381,6 +384,8 @@ def scorecard(
         repo = path if path.is_dir() else path.parent
         prefix = prefix_of(path)
         base_rev, head_rev = resolve(repo, base), resolve(repo, head)
+        if not base_tip:   # what the pull request changed, not what its base branch did since it left
+            base_rev = merge_base(repo, base_rev, head_rev)
         texts = revision_texts(repo, head_rev, prefix, ["pyproject.toml"])
         effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""))
         level = _fail_level(fail_on, effective)

@@ -57,6 +57,19 @@ def resolve(repo: Path, ref: str) -> Revision:
     return Revision(ref=ref, sha=sha, subject=subject)
 
 
+def merge_base(repo: Path, base: Revision, head: Revision) -> Revision:
+    """Where HEAD's branch left BASE (`git merge-base`, what `BASE...HEAD` compares with): a pull request is
+    judged by what it changed, not by what its base branch did since."""
+    try:
+        sha = _git(repo, "merge-base", base.sha, head.sha).decode().strip()
+    except UserError:
+        raise UserError(f"{base.ref} and {head.ref} have no common ancestor (fetch more history, e.g. "
+                        "actions/checkout with fetch-depth: 0, or pass --base-tip)") from None
+    found = resolve(repo, sha)
+    return Revision(ref=f"{base.ref}...{head.ref}" if sha != base.sha else base.ref, sha=found.sha,
+                    subject=found.subject)
+
+
 def list_files(repo: Path, sha: str, prefix: str) -> dict[str, str]:
     """Files of commit SHA below PREFIX: path relative to PREFIX -> blob id (regular files only)."""
     args = ["ls-tree", "-r", "-z", "--full-tree", sha]
