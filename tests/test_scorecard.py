@@ -151,7 +151,8 @@ def test_the_comment_renders_as_github_would_show_it(repo):
     base = git(repo, "rev-parse", "HEAD")
     commit(repo, {"server.py": FIX_ONE_BREAK_ONE}, "change")
     text = card(repo, "--base", base, "--repo-url", "https://github.com/o/r").stdout
-    assert text.startswith(MARKER + "\n### ❌ Reply compliance gets worse: 1 new finding (1 at or above high)")
+    assert text.startswith(MARKER + "\n### ❌ Reply compliance: 1 new finding (1 at or above high), although 2 "
+                           "resolved bring the total down")
     table = text[text.index("| severity | base | head | Δ |"):].split("\n\n")[0].splitlines()
     assert table == ["| severity | base | head | Δ |", "| --- | ---: | ---: | ---: |", "| 🔴 critical | 1 | 0 | -1 |",
                      "| 🟠 high | 2 | 2 | 0 |", "| 🟡 medium | 1 | 1 | 0 |", "| ⚪ low | 0 | 0 | 0 |",
@@ -284,3 +285,13 @@ def test_the_base_is_where_the_branch_left_it_not_the_base_branch_tip(repo):
     assert (doc["base"]["sha"], doc["base"]["ref"]) == (start, f"{main}...feature")
     tip, tip_code = delta(repo, main, "feature", "--base-tip")
     assert rules(tip["introduced"]) and tip_code == 1
+
+
+def test_text_from_the_scanned_code_never_renders_in_the_comment(repo):
+    base = git(repo, "rev-parse", "HEAD")
+    commit(repo, {"server.py": SERVER + '\n\n@mcp.tool()\ndef notes_img():\n'
+                                        '    return {"<img src=x onerror=alert(1)>": 1, "__init__": 2}\n'},
+           "a hostile key")
+    text = card(repo, "--base", base).stdout
+    assert "returns a raw dict \\(\\{&lt;img src=x onerror=alert\\(1\\)&gt;, \\_\\_init\\_\\_\\}\\)" in text
+    assert "<img" not in text

@@ -12,6 +12,7 @@ it left out.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .. import __version__
@@ -30,8 +31,11 @@ def verdict(delta: Delta, fail_on: str) -> tuple[str, str]:
     new, gone = len(delta.introduced), len(delta.resolved)
     blocking = failing(delta.introduced, fail_on)
     if blocking:
-        return "worse", f"❌ Reply compliance gets worse: {new} new finding{'s' * (new != 1)} " \
-                        f"({len(blocking)} at or above {fail_on})" + (f", {gone} resolved" if gone else "")
+        fewer = len(delta.head.findings) < len(delta.base.findings)   # say so: the headline agrees with the totals
+        return "worse", (f"❌ Reply compliance: {new} new finding{'s' * (new != 1)} ({len(blocking)} at or above "
+                         f"{fail_on}), although {gone} resolved bring the total down" if fewer else
+                         f"❌ Reply compliance gets worse: {new} new finding{'s' * (new != 1)} "
+                         f"({len(blocking)} at or above {fail_on})" + (f", {gone} resolved" if gone else ""))
     if new and gone:
         return "mixed", f"⚠️ Reply compliance: {gone} resolved, {new} new (below {fail_on})"
     if new:
@@ -41,8 +45,14 @@ def verdict(delta: Delta, fail_on: str) -> tuple[str, str]:
     return "same", "➖ Reply compliance unchanged: no finding introduced or resolved"
 
 
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """TEXT from the scanned code, shown as itself: HTML and Markdown in it are escaped (a reply code such as
+    `<img src=x onerror=…>` or `__init__` must neither render nor run), on one line."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN.sub(r"\\\1", " ".join(text.split()))
 
 
 class _Links:
@@ -51,7 +61,7 @@ class _Links:
         self.prefix = delta.prefix
 
     def at(self, f: Finding, sha: str) -> str:
-        place = f"{f.path}:{f.line}" if f.line else f.path
+        place = (f"{f.path}:{f.line}" if f.line else f.path).replace("`", "'")   # it is shown as code
         if not self.url:
             return f"`{place}`"
         anchor = f"#L{f.line}" if f.line else ""
