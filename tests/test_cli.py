@@ -188,3 +188,31 @@ def test_help_loses_no_word_to_markup():
     assert "Propose a starter [tool.reply-audit] section" in init_help
     hook_help = " ".join(_Runner().invoke(_app, ["hook", "--help"]).output.split())
     assert "[default: the profile's]" in hook_help
+
+
+def test_a_subfolder_or_one_file_is_scanned_with_the_repository_config(tmp_path):
+    """The closest pyproject.toml with a [tool.reply-audit] section up to the repository root counts, as ruff
+    finds its config; above the repository root nothing does."""
+    import json as _json
+
+    from typer.testing import CliRunner as _Runner
+
+    from reply_audit.cli import app as _app
+    from support import write_tree
+
+    root = tmp_path / "outer" / "repo"
+    write_tree(root, {"src/pkg/tools.py": "@custom_tool\ndef run(q):\n    return {\"error\": \"no\"}\n",
+                      "pyproject.toml": '[project]\nname = "x"\n[tool.reply-audit.handlers]\n'
+                                        'decorators = ["custom_tool"]\nsafety_decorator = ""\n'})
+    (root / ".git").mkdir()
+    (tmp_path / "outer" / "pyproject.toml").write_text('[tool.reply-audit]\nprofile = "iar"\n')
+
+    def rules(target):
+        result = _Runner().invoke(_app, ["scan", str(target), "--format", "json", "--fail-on", "none",
+                                         "--no-cache"])
+        assert result.exit_code == 0, result.output
+        return sorted({f["rule"] for f in _json.loads(result.stdout)["findings"]} - {"RA501"})
+
+    assert rules(root) == rules(root / "src") == rules(root / "src" / "pkg" / "tools.py") == ["RA306"]
+    (root / "pyproject.toml").write_text('[project]\nname = "x"\n')   # no section: the search stops at .git
+    assert rules(root / "src") == []

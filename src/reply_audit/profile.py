@@ -718,17 +718,45 @@ def _resolve_base(spec: str, relative_to: Path | None, seen: tuple[str, ...] = (
     return merge(base, raw), str(path)
 
 
+def _nearest_config(start: Path) -> tuple[Path, str] | None:
+    """The closest pyproject.toml with a `[tool.reply-audit]` table, from START up to the repository's root (the
+    first folder holding `.git`) or the filesystem's, as ruff finds its configuration: a scan of a subfolder, or
+    of one file, uses the repository's section."""
+    folder = (start if start.is_dir() else start.parent).resolve()
+    for candidate in (folder, *folder.parents):
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                text = pyproject.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = ""
+            if "reply-audit" in text and _has_table(text):
+                return pyproject, text
+        if (candidate / ".git").exists():
+            return None
+    return None
+
+
+def _has_table(text: str) -> bool:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return True   # broken: let the reader say so, in one line
+    table: Any = data
+    for key in PYPROJECT_TABLE:
+        table = table.get(key) if isinstance(table, dict) else None
+    return isinstance(table, dict)
+
+
 def read_pyproject_table(root: Path, text: str | None = None) -> tuple[dict[str, Any] | None, Path | None]:
     """The `[tool.reply-audit]` table of ROOT/pyproject.toml (or of TEXT, that file's content at a git
     revision), if any."""
     pyproject = root / "pyproject.toml"
     if text is None:
-        if not pyproject.is_file():
+        found = _nearest_config(root)
+        if found is None:
             return None, None
-        try:
-            text = pyproject.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None, None
+        pyproject, text = found
     data = _read_toml(text, str(pyproject))
     table: Any = data
     for key in PYPROJECT_TABLE:
