@@ -216,3 +216,26 @@ def test_a_subfolder_or_one_file_is_scanned_with_the_repository_config(tmp_path)
     assert rules(root) == rules(root / "src") == rules(root / "src" / "pkg" / "tools.py") == ["RA306"]
     (root / "pyproject.toml").write_text('[project]\nname = "x"\n')   # no section: the search stops at .git
     assert rules(root / "src") == []
+
+
+def test_gitignored_files_are_not_scanned_and_an_empty_folder_is_an_error(tmp_path):
+    import subprocess as _sp
+
+    from typer.testing import CliRunner as _Runner
+
+    from reply_audit.cli import app as _app
+    from support import write_tree
+
+    handler = '@mcp.tool()\ndef run(q):\n    return {"error": "no"}\n'
+    write_tree(tmp_path / "repo", {"src/tools.py": handler, "generated/tools.py": handler, "scratch.py": handler,
+                                   ".gitignore": "generated/\nscratch.py\n"})
+    _sp.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    result = _Runner().invoke(_app, ["scan", str(tmp_path / "repo"), "--format", "csv", "--fail-on", "none",
+                                     "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert {line.split(",")[4] for line in result.stdout.splitlines()[1:]} == {".pre-commit-config.yaml",
+                                                                                "src/tools.py"}
+    (tmp_path / "empty").mkdir()
+    empty = _Runner().invoke(_app, ["scan", str(tmp_path / "empty")])
+    assert empty.exit_code == 2
+    assert empty.output.strip().splitlines()[-1].startswith("reply-audit: error: no Python files in ")

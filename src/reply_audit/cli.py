@@ -149,17 +149,20 @@ def scan(
             raise UserError(f"path {str(path)!r} does not exist")
         root_dir = path if path.is_dir() else path.parent
         effective = load_profile(profile, root_dir)
+        level = _fail_level(fail_on, effective)   # every setting checked before anything is written
         known = load_baseline(baseline) if baseline else None
         result = run_scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=jobs,
                           cache_dir=_cache_dir(path, cache_dir, no_cache))
-        evaluation = evaluate(result, _split(select), _split(ignore), known)
+        evaluation = evaluate(result, _split(select), _split(ignore), known)   # (checks --select and --ignore)
+        if not result.files and not result.discovery_problems:
+            raise UserError(f"no Python files in {str(path)!r} (none there, or all excluded or gitignored): "
+                            "nothing to check")
         if write_baseline is not None:
             write_output(baseline_text(evaluation.findings), write_baseline)
             typer.echo(f"reply-audit: wrote {len(evaluation.findings)} findings to {write_baseline}", err=True)
             raise typer.Exit(0)
         text = render(format, result, evaluation, show_suppressed)
         write_output(text, out)
-        level = _fail_level(fail_on, effective)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None

@@ -3,7 +3,8 @@
 Walks the tree below a root, in sorted order, skipping the profile's excluded
 directory names; it never follows a symbolic link to a directory (no loops,
 nothing outside the tree) and takes a linked file only when its target lies
-inside the root. Unreadable directories are reported, not fatal.
+inside the root. Unreadable directories are reported, not fatal. In a git work tree,
+what its `.gitignore` files ignore is left out too (`gitignored`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,24 @@ def is_test_path(rel: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) for p in patterns)
 
 
-def discover(root: Path, include: list[str], exclude: list[str]) -> Discovered:
+def gitignored(root: Path) -> frozenset[str]:
+    """What git ignores under ROOT, as paths relative to it (folders with a trailing `/`): untracked files and
+    folders a `.gitignore` names. Empty when ROOT is not in a git work tree or git is missing."""
+    import subprocess
+
+    folder = root if root.is_dir() else root.parent
+    try:
+        done = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--others", "--ignored",
+                               "--exclude-standard", "--directory"], capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    if done.returncode != 0:
+        return frozenset()
+    return frozenset(p.decode("utf-8", errors="surrogateescape") for p in done.stdout.split(b"\0") if p)
+
+
+def discover(root: Path, include: list[str], exclude: list[str],
+             ignored: frozenset[str] = frozenset()) -> Discovered:
     if not root.exists():
         raise UserError(f"path {str(root)!r} does not exist")
     found = Discovered(root=root)
@@ -75,10 +93,10 @@ def discover(root: Path, include: list[str], exclude: list[str]) -> Discovered:
                 found.problems.append((rel, f"cannot stat: {exc.strerror or exc}"))
                 continue
             if is_dir:
-                if entry.name not in exclude and not _matches(rel, exclude):
+                if entry.name not in exclude and not _matches(rel, exclude) and rel + "/" not in ignored:
                     subdirs.append(rel)
                 continue
-            if not _matches(rel, include) or _matches(rel, exclude):
+            if not _matches(rel, include) or _matches(rel, exclude) or rel in ignored:
                 continue
             if is_link:
                 try:

@@ -158,7 +158,10 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
     from .cache import FactsCache, tag
     from .workers import extract_all
 
-    found = discover(root, profile.scan_list("include"), profile.scan_list("exclude"))
+    from .discovery import gitignored
+
+    found = discover(root, profile.scan_list("include"), profile.scan_list("exclude"),
+                     gitignored(root) if root.is_dir() else frozenset())
     mapping_facts, mapping_names = load_mappings(found.root, profile, list(mapping_paths or []))
     cache = None
     if cache_dir is not None:
