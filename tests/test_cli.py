@@ -156,7 +156,7 @@ def test_every_format_shows_unparseable_and_partly_read_files(tmp_path):
     notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
     assert notes[0] == {"level": "warning", "descriptor": {"id": "unparseable"},
                         "message": {"text": "not read, nothing in this file was checked: invalid syntax"},
-                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": "broken.py"},
+                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": "broken.py", "uriBaseId": "SRCROOT"},
                                                             "region": {"startLine": 1, "startColumn": 7}}}]}
     github = out("github")
     assert "::warning file=broken.py,line=1,col=7,title=reply-audit unparseable::not read, nothing in this file " \
@@ -239,3 +239,40 @@ def test_gitignored_files_are_not_scanned_and_an_empty_folder_is_an_error(tmp_pa
     empty = _Runner().invoke(_app, ["scan", str(tmp_path / "empty")])
     assert empty.exit_code == 2
     assert empty.output.strip().splitlines()[-1].startswith("reply-audit: error: no Python files in ")
+
+
+def test_a_subfolder_scan_names_paths_that_exist_from_the_repository_root(tmp_path):
+    import json as _json
+    import shutil as _shutil
+    import subprocess as _sp
+
+    from typer.testing import CliRunner as _Runner
+
+    from reply_audit.cli import app as _app
+    from support import EXAMPLE
+
+    repo = tmp_path / "repo"
+    _shutil.copytree(EXAMPLE, repo / "services" / "notes", ignore=_shutil.ignore_patterns(".reply-audit-cache"))
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin"}
+    _sp.run(["git", "init", "-q", str(repo)], check=True)
+    _sp.run(["git", "-C", str(repo), "add", "-A"], check=True)
+    _sp.run(["git", "-C", str(repo), "commit", "-qm", "x"], check=True, env=env)
+    sub = repo / "services" / "notes"
+    github = _Runner().invoke(_app, ["scan", str(sub), "-f", "github", "--fail-on", "none", "--no-cache"]).stdout
+    files = {line.split("file=")[1].split(",")[0] for line in github.splitlines() if "file=" in line}
+    assert files and all((repo / f).exists() for f in files if not f.endswith("pre-commit-config.yaml"))
+    sarif = _json.loads(_Runner().invoke(_app, ["scan", str(sub), "-f", "sarif", "--fail-on", "none",
+                                                "--no-cache"]).stdout)
+    run = sarif["runs"][0]
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == repo.resolve().as_uri() + "/"
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+    assert all(u.startswith("services/notes/") for u in uris)
+    diff = tmp_path / "m.diff"
+    assert _Runner().invoke(_app, ["migrate", str(sub), "--out", str(diff)]).exit_code == 0
+    check = _sp.run(["git", "-C", str(repo), "apply", "--check", str(diff)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stderr
+    # the repository's pre-commit file counts for a scan of one of its folders: no false RA501
+    (repo / ".pre-commit-config.yaml").write_text("repos:\n  - repo: local\n    hooks:\n      - id: reply-audit\n")
+    csv_out = _Runner().invoke(_app, ["scan", str(sub), "-f", "csv", "--fail-on", "none", "--no-cache"]).stdout
+    assert "RA501" not in csv_out

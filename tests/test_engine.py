@@ -113,7 +113,7 @@ def test_sarif_github_and_csv(tmp_path):
     [result] = run["results"]
     assert result["ruleId"] == "RA304" and rule_ids[result["ruleIndex"]] == "RA304"
     assert result["level"] == "error"
-    assert result["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "server.py"},
+    assert result["locations"][0]["physicalLocation"] == {"artifactLocation": {"uri": "server.py", "uriBaseId": "SRCROOT"},
                                                           "region": {"startLine": 7, "startColumn": 16}}
     github = _scan(root, "-f", "github").output
     assert github.startswith("::error file=server.py,line=7,col=16,title=RA304 broad-except-invalid::rb.invalid()")

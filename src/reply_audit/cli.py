@@ -262,7 +262,9 @@ def migrate(
         if format is MigrateFormat.json:
             write_output(render_json(result, apply, display), out)
         elif not apply or out is not None:
-            write_output(result.diff(), out)
+            from .discovery import repo_prefix
+
+            write_output(result.diff(repo_prefix(path)), out)
         typer.echo(render_summary(result, apply, display), err=True, nl=False)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)

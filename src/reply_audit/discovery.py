@@ -47,6 +47,28 @@ def is_test_path(rel: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) for p in patterns)
 
 
+def repo_prefix(root: Path) -> str:
+    """ROOT's place in its git repository (`src/`, '' at the top), so that reported paths exist from the
+    repository's root, where CI and `git apply` read them; outside a repository, ROOT's place below the working
+    directory; '' when it lies elsewhere."""
+    import os
+    import subprocess
+
+    folder = root if root.is_dir() else root.parent
+    try:
+        done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-prefix"], capture_output=True,
+                              timeout=30)
+        if done.returncode == 0:
+            return done.stdout.decode("utf-8", errors="surrogateescape").strip()
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    try:
+        rel = Path(os.path.relpath(folder.resolve(), Path.cwd().resolve())).as_posix()
+    except ValueError:   # another drive
+        return ""
+    return "" if rel == "." or rel.startswith("..") else rel + "/"
+
+
 def gitignored(root: Path) -> frozenset[str]:
     """What git ignores under ROOT, as paths relative to it (folders with a trailing `/`): untracked files and
     folders a `.gitignore` names. Empty when ROOT is not in a git work tree or git is missing."""

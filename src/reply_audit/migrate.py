@@ -89,13 +89,14 @@ class MigrateResult:
         """The rewrites that took effect: all of them in a dry run, those in written files after write()."""
         return [a for a in self.applied if not self.wrote or a.path in self.written]
 
-    def diff(self) -> bytes:
-        """A unified diff of the files' own bytes (any encoding, BOM, line endings), as `git apply` takes it."""
+    def diff(self, prefix: str = "") -> bytes:
+        """A unified diff of the files' own bytes (any encoding, BOM, line endings), as `git apply` takes it;
+        PREFIX (the scanned folder's place in its repository) makes its paths start at the repository's root."""
         chunks: list[bytes] = []
         for path in self.changed:
             old = self.originals[path].splitlines(keepends=True)
             new = self.sources[path].splitlines(keepends=True)
-            name = path.encode("utf-8", errors="surrogateescape")
+            name = (prefix + path).encode("utf-8", errors="surrogateescape")
             for line in difflib.diff_bytes(difflib.unified_diff, old, new, b"a/" + name, b"b/" + name):
                 if line.startswith((b"---", b"+++", b"@@")) and not line.endswith(b"\n"):
                     line += b"\n"

@@ -98,6 +98,14 @@ def tooling_facts(root: Path, profile: Profile, texts: dict[str, str] | None = N
     patterns = [p.lower() for p in profile.section("tooling").get("guard_patterns", [])]
     for name in PRECOMMIT_FILES:
         path = root / name
+        if texts is None and not path.is_file():   # a subfolder scan: the repository's own file, up to its root
+            folder = root.resolve()
+            for parent in folder.parents if not (folder / ".git").exists() else ():
+                if (parent / name).is_file():
+                    path = parent / name
+                    break
+                if (parent / ".git").exists():
+                    break
         if texts is not None or path.is_file():
             try:
                 text = texts.get(name) if texts is not None else path.read_text(encoding="utf-8", errors="replace")

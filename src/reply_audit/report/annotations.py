@@ -20,7 +20,9 @@ def _prop(text: str) -> str:
 
 
 def render_github(result, evaluation) -> str:
-    return github_annotations(evaluation.findings, unread=unread_files(result.inventory))
+    from ..discovery import repo_prefix
+
+    return github_annotations(evaluation.findings, repo_prefix(result.root), unread=unread_files(result.inventory))
 
 
 def github_annotations(findings, prefix: str = "", unread: list[Unread] = ()) -> str:
@@ -41,12 +43,15 @@ CSV_FIELDS = ("rule", "name", "severity", "category", "path", "line", "column", 
 
 
 def render_csv(result, evaluation) -> str:
+    from ..discovery import repo_prefix
+
+    prefix = repo_prefix(result.root)   # paths from the repository's root
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=CSV_FIELDS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for f in evaluation.findings:
-        writer.writerow(f.to_dict())
+        writer.writerow({**f.to_dict(), "path": prefix + f.path})
     for u in unread_files(result.inventory):   # no rule: the file itself was not (fully) checked
-        writer.writerow({"rule": "", "name": u.kind, "severity": "", "category": "file", "path": u.path,
+        writer.writerow({"rule": "", "name": u.kind, "severity": "", "category": "file", "path": prefix + u.path,
                          "line": u.line, "column": u.col + 1, "message": u.text})
     return out.getvalue()

@@ -14,12 +14,20 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
 def render_sarif(result, evaluation) -> str:
+    from pathlib import Path
+
+    from ..discovery import repo_prefix
+
+    prefix = repo_prefix(result.root)   # URIs from the repository's root, whatever folder was scanned
+    top = Path(result.root).resolve()
+    for _ in prefix.strip("/").split("/") if prefix else ():
+        top = top.parent
     rules = [r for r in all_rules() if r in evaluation.rules]
     index = {r.id: i for i, r in enumerate(rules)}
     results = []
     for f in evaluation.findings:
         location = {"physicalLocation": {
-            "artifactLocation": {"uri": f.path},
+            "artifactLocation": {"uri": prefix + f.path, "uriBaseId": "SRCROOT"},
             "region": {"startLine": max(f.line, 1), "startColumn": f.col + 1},
         }}
         item = {
@@ -54,10 +62,11 @@ def render_sarif(result, evaluation) -> str:
                     "level": "warning", "message": {"text": u.text},
                     "descriptor": {"id": u.kind},
                     "locations": [{"physicalLocation": {
-                        "artifactLocation": {"uri": u.path},
+                        "artifactLocation": {"uri": prefix + u.path, "uriBaseId": "SRCROOT"},
                         "region": {"startLine": u.line, "startColumn": u.col + 1}}}],
                 } for u in unread_files(result.inventory)],
             }],
+            "originalUriBaseIds": {"SRCROOT": {"uri": top.as_uri() + "/"}},
             "results": results,
         }],
     }
