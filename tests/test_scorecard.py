@@ -295,3 +295,22 @@ def test_text_from_the_scanned_code_never_renders_in_the_comment(repo):
     text = card(repo, "--base", base).stdout
     assert "returns a raw dict \\(\\{&lt;img src=x onerror=alert\\(1\\)&gt;, \\_\\_init\\_\\_\\}\\)" in text
     assert "<img" not in text
+
+
+def test_the_hook_fails_only_on_what_the_change_introduces(repo, tmp_path):
+    """A finding already at HEAD does not fail a commit that only touches a comment; a new one does (and only it
+    is reported; --all reports both); a file outside --root is not the hook's business."""
+    commit(repo, {"other.py": 'def f(rb: ReplyBuilder):\n    rb.invalid("WA-RES-I-001", {})\n'}, "old finding")
+    write_tree(repo, {"other.py": '# a comment\ndef f(rb: ReplyBuilder):\n    rb.invalid("WA-RES-I-001", {})\n'})
+    comment_only = RUNNER.invoke(app, ["hook", "--root", str(repo), str(repo / "other.py"),
+                                       str(tmp_path / "elsewhere.md")])
+    assert (comment_only.exit_code, comment_only.stdout) == (0, "")
+    write_tree(repo, {"other.py": '# a comment\ndef f(rb: ReplyBuilder):\n    rb.invalid("WA-RES-I-001", {})\n\n\n'
+                                  'def g(rb: ReplyBuilder):\n    rb.denied("EN-WRITE-D-001", {})\n'})
+    new = RUNNER.invoke(app, ["hook", "--root", str(repo), str(repo / "other.py")])
+    assert new.exit_code == 1
+    assert new.stdout.splitlines() == [
+        "other.py:7:5: RA303 [high] [*] terminal rb.denied() is not returned",
+        "1 finding(s) in 1 file(s); 1 fixable with `reply-audit migrate`"]
+    every = RUNNER.invoke(app, ["hook", "--all", "--root", str(repo), str(repo / "other.py")])
+    assert [line.split(": ")[0] for line in every.stdout.splitlines()[:-1]] == ["other.py:3:5", "other.py:7:5"]

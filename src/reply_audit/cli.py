@@ -313,8 +313,11 @@ def hook(
     fail_on: Annotated[Optional[FailOn], typer.Option(
         "--fail-on", help="Fail when a finding at or above this severity is in FILES [default: the profile's].")]
     = None,
+    all_findings: Annotated[bool, typer.Option(
+        "--all", help="Report every finding in FILES, not only those the change introduces against HEAD.")] = False,
 ) -> None:
-    """The pre-commit hook: scan the repository, report the findings in FILES only (exit 1 on failing ones)."""
+    """The pre-commit hook: scan the repository (with the cache and the pool), report the findings the change
+    introduces in FILES against HEAD (exit 1 on failing ones); files outside --root are not its business."""
     from .engine import evaluate, exit_code
     from .profile import load_profile
     from .scan import scan as run_scan
@@ -323,6 +326,7 @@ def hook(
         if not root.is_dir():
             raise UserError(f"--root {str(root)!r} is not a directory")
         effective = load_profile(profile, root)
+        level = _fail_level(fail_on, effective)
         base = root.resolve()
         wanted = set()
         for f in files or []:
@@ -330,10 +334,12 @@ def hook(
             try:
                 wanted.add(full.relative_to(base).as_posix())
             except ValueError:
-                raise UserError(f"{str(f)!r} is not inside --root {str(root)!r}") from None
-        evaluation = evaluate(run_scan(root, effective))
+                continue   # a file outside --root (a commit touching docs/ beside src/): not this hook's
+        result = run_scan(root, effective, jobs=None, cache_dir=_cache_dir(root, None, False))
+        evaluation = evaluate(result)
         evaluation.findings = [f for f in evaluation.findings if f.path in wanted]
-        level = _fail_level(fail_on, effective)
+        if evaluation.findings and not all_findings:
+            evaluation.findings = _new_against_head(result, evaluation.findings, wanted)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
@@ -344,6 +350,27 @@ def hook(
         typer.echo(f"{len(evaluation.findings)} finding(s) in {len(wanted)} file(s)"
                    + (f"; {fixable} fixable with `reply-audit migrate`" if fixable else ""))
     raise typer.Exit(exit_code(evaluation, level))
+
+
+def _new_against_head(result, findings, wanted: set[str]):
+    """Of FINDINGS (in WANTED files), those the change introduces: the same tree with each changed file as HEAD
+    has it (in memory, only those re-read) gives the findings that were there before; a finding is old when its
+    fingerprint was there. Outside a git repository, or with no HEAD, every finding counts."""
+    import subprocess
+
+    from .engine import evaluate
+    from .scan import rescan
+
+    before: dict[str, bytes] = {}
+    for rel in sorted(wanted):
+        done = subprocess.run(["git", "-C", str(result.root), "show", f"HEAD:./{rel}"], capture_output=True,
+                              timeout=60)
+        if done.returncode == 0:
+            before[rel] = done.stdout
+    if not before:
+        return findings
+    old = {f.fingerprint for f in evaluate(rescan(result, before)).findings if f.path in before}
+    return [f for f in findings if f.path not in before or f.fingerprint not in old]
 
 
 class ScorecardFormat(str, Enum):
@@ -488,7 +515,11 @@ def history(
                                                                                         index=False)
             table.to_json(out / "history.json", orient="records", date_format="iso", indent=2)
             name = (prefix.rstrip("/") or repo.resolve().name)
-            chart(table, out / "history.png", out / "history.svg", title or f"reply compliance of {name}")
+            try:
+                chart(table, out / "history.png", out / "history.svg", title or f"reply compliance of {name}")
+            except ImportError:   # the chart is an extra: pip install "reply-audit[chart]"
+                typer.echo("reply-audit: no chart: matplotlib is not installed (pip install 'reply-audit[chart]'); "
+                           "history.csv and history.json are written", err=True)
         except OSError as exc:
             raise UserError(f"cannot write to {str(out)!r}: {exc.strerror or exc}") from None
     except UserError as exc:
