@@ -114,6 +114,7 @@ def test_profile_file_extends_a_builtin(tmp_path):
     ("[codes]\nscope = 'somewhere'\n", "scope must be"),
     ("[builder.functions]\nok = { type = 'E', code = 3 }\n", "code must be a string"),
     ("[result.key_aliases]\n'a.iar' = 'reflection'\n", "must name another key of the same parent"),
+    ("[rules]\nselect = 'RA3'\n", r"\[rules\] select must be a list"),
     ("[builder\n", "not valid TOML"),
 ])
 def test_bad_profiles_are_user_errors(tmp_path, text, message):

@@ -485,6 +485,7 @@ def _validate_key_types(data: dict[str, Any], origin: str) -> None:
             lists=("decorators", "register_calls", "dispatch_tables", "register_function_keywords",
                    "register_name_keywords", "name_patterns", "dispatch_functions"),
             strings=("safety_decorator",), integers=("register_name_position", "register_function_position"))
+    _expect(data.get("rules", {}), "rules", origin, lists=("select", "ignore"))   # `select = "RA3"`: one line
     scope = data.get("codes", {}).get("scope", "auto")
     if scope not in ("auto", "positions", "everywhere"):
         raise UserError(f"{origin}: [codes] scope must be \"auto\", \"positions\" or \"everywhere\", not "
