@@ -1328,6 +1328,14 @@ def notes_peek(name: str):
 '''
 
 
+def _migrated_returns(root) -> list[str]:
+    """Migrate ROOT (--apply) and give the return lines of its server.py from notes_run on."""
+    assert cli("migrate", root, "--apply").exit_code == 0
+    source = (root / "server.py").read_text()
+    return [line.strip() for line in source[source.index("def notes_run"):].splitlines()
+            if line.strip().startswith("return ")]
+
+
 def test_a_dict_on_every_branch_of_a_conditional_is_a_raw_dict_and_is_classified_at_run_time(tmp_path):
     """`x if isinstance(x, dict) else {...}` is a dict on both branches: a raw dict return (RA306), converted whole
     by the run-time classifier. A conditional whose other branch may be anything (`looks_ok(result)`) is not
@@ -1337,11 +1345,7 @@ def test_a_dict_on_every_branch_of_a_conditional_is_a_raw_dict_and_is_classified
     found = [(f.rule, f.line, f.message) for f in evaluate(scan(tmp_path, load_profile(None, tmp_path)),
                                                            select=["RA306"]).findings]
     assert found == [("RA306", 8, "handler notes_run returns a raw dict ({success, message})")]
-    assert cli("migrate", tmp_path, "--apply").exit_code == 0
-    source = (tmp_path / "server.py").read_text()
-    lines = [line.strip() for line in source[source.index("def notes_run"):].splitlines()
-             if line.strip().startswith("return ")]
-    assert lines == [
+    assert _migrated_returns(tmp_path) == [
         'return _reply_from_legacy(result if isinstance(result, dict) else {"success": False, "message": '
         'str(result)}, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")  # reply-audit: default-code',
         'return result if looks_ok(result) else {"success": False, "message": "bad"}']
@@ -1352,10 +1356,6 @@ def test_a_conditional_whose_dict_refuses_is_classified_with_the_denied_method(t
                                      '{"allowed": False, "error": "blocked by policy"}')
     replies = DECISION_REPLIES
     write_tree(tmp_path, {"server.py": server, "safety.py": SAFETY, "replies.py": replies, "pyproject.toml": SETUP})
-    assert cli("migrate", tmp_path, "--apply").exit_code == 0
-    source = (tmp_path / "server.py").read_text()
-    line = next(x.strip() for x in source[source.index("def notes_run"):].splitlines()
-                if x.strip().startswith("return "))
-    assert line == ('return _reply_from_legacy(result if isinstance(result, dict) else {"allowed": False, "error": '
+    assert _migrated_returns(tmp_path)[0] == ('return _reply_from_legacy(result if isinstance(result, dict) else {"allowed": False, "error": '
                     '"blocked by policy"}, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001", refused=rb.denied, '
                     'refused_code="EN-DB-D-001")  # reply-audit: default-code')

@@ -93,12 +93,12 @@ def _skips(tmp_path, template: str) -> str:
                           "pyproject.toml": SETUP.format(template=template.replace('"', '\\\\"'))})
     result = RUNNER.invoke(app, ["migrate", str(tmp_path), "--apply"])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "server.py").read_text() == SERVER or "Reply(" in (tmp_path / "server.py").read_text()
     return result.output
 
 
 def test_a_template_that_does_not_fit_its_callee_writes_nothing(tmp_path):
     out = _skips(tmp_path / "a", "Reply(ok=False, txt={message}, code={code}, payload={data})")
+    assert (tmp_path / "a" / "server.py").read_text() == SERVER   # nothing written
     assert "[migrate.reply_api] I: Reply() has no parameter txt" in out
     out = _skips(tmp_path / "b", "Reply(ok=False, code={code}, payload={data})")
     assert "[migrate.reply_api] I: Reply() requires text, which the template does not pass" in out

@@ -20,9 +20,6 @@ class Names:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.key(name) is not None
 
-    def __bool__(self) -> bool:
-        return bool(self.exact or self.globs)
-
     def key(self, name: str) -> str | None:
         """The listed entry NAME matches: itself, else the first glob (in the profile's order) that matches."""
         if name in self.exact:

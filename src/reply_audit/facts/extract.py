@@ -723,7 +723,7 @@ class FactsExtractor:
         self.serializers = frozenset(profile.section("envelope").get("serializers", []))
         self.message_attrs = profile.message_attributes
         self.functions = profile.builder_functions
-        self.function_names = Names(self.functions)   # a key may be a glob: `"*Response" = { … }`
+        self.function_names = profile.builder_function_names   # a key may be a glob: `"*Response" = { … }`
         handlers = profile.section("handlers")
         self.register_calls = frozenset(handlers.get("register_calls", []))
         self.register_name_position = int(handlers.get("register_name_position", 0))
