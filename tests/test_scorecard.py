@@ -114,6 +114,12 @@ def test_introduced_and_resolved_exactly(repo):
     assert annotations.stdout.splitlines() == [
         "::error file=server.py,line=16,col=16,title=RA304 broad-except-invalid::rb.invalid() inside a broad "
         "except: a system failure must be an Error"]
+    both = card(repo, "--base", base, "--out", str(repo.parent / "card.md"), "--annotate")
+    assert (both.stdout, both.exit_code) == (annotations.stdout, 1)
+    assert (repo.parent / "card.md").read_text() == card(repo, "--base", base).stdout
+    refused = card(repo, "--base", base, "--annotate")
+    assert (refused.exit_code, refused.stderr) == (
+        2, "reply-audit: error: --annotate prints annotations on stdout: write the report with --out FILE\n")
 
 
 def test_the_working_tree_is_never_touched(repo):
@@ -215,14 +221,11 @@ def test_the_pre_commit_hook_reports_changed_files_only(tmp_path):
     assert outside.exit_code == 2
 
 
-def test_the_sticky_comment_is_created_once_then_updated(tmp_path, monkeypatch):
+def _fake_github(comments: list[dict], calls: list[tuple[str, str]], read_only: bool = False):
+    """A fake GitHub API on localhost: the workflow token's rules (GET /user is 403; READ_ONLY: every write
+    is 403, as for a fork's pull request)."""
     import threading
     from http.server import BaseHTTPRequestHandler, HTTPServer
-
-    from reply_audit import github_comment
-
-    comments: list[dict] = [{"id": 7, "body": "an unrelated comment"}]
-    calls: list[tuple[str, str]] = []
 
     class Fake(BaseHTTPRequestHandler):
         def _reply(self, status, payload):
@@ -235,12 +238,17 @@ def test_the_sticky_comment_is_created_once_then_updated(tmp_path, monkeypatch):
         def do_GET(self):  # noqa: N802
             calls.append(("GET", self.path))
             assert self.headers["Authorization"] == "Bearer t0k"
-            self._reply(200, comments if "page=1" in self.path else [])
+            if self.path == "/user":
+                self._reply(403, {"message": "Resource not accessible by integration"})
+            else:
+                self._reply(200, comments if "page=1" in self.path else [])
 
         def do_POST(self):  # noqa: N802
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             calls.append(("POST", self.path))
-            comments.append({"id": 8, "body": body["body"]})
+            if read_only:
+                return self._reply(403, {"message": "Resource not accessible by integration"})
+            comments.append({"id": 8, "body": body["body"], "user": {"login": "github-actions[bot]"}})
             self._reply(201, comments[-1])
 
         def do_PATCH(self):  # noqa: N802
@@ -254,6 +262,16 @@ def test_the_sticky_comment_is_created_once_then_updated(tmp_path, monkeypatch):
 
     server = HTTPServer(("127.0.0.1", 0), Fake)
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_the_sticky_comment_is_created_once_then_updated_and_never_another_users(tmp_path, monkeypatch):
+    from reply_audit import github_comment
+
+    planted = {"id": 6, "body": MARKER + "\nsomeone else's, carrying the marker", "user": {"login": "mallory"}}
+    comments: list[dict] = [{"id": 7, "body": "an unrelated comment", "user": {"login": "alice"}}, planted]
+    calls: list[tuple[str, str]] = []
+    server = _fake_github(comments, calls)
     try:
         monkeypatch.setenv("GITHUB_API_URL", f"http://127.0.0.1:{server.server_port}")
         monkeypatch.setenv("GITHUB_TOKEN", "t0k")
@@ -266,9 +284,30 @@ def test_the_sticky_comment_is_created_once_then_updated(tmp_path, monkeypatch):
         server.shutdown()
     assert [c for c in calls if c[0] != "GET"] == [("POST", "/repos/o/r/issues/5/comments"),
                                                    ("PATCH", "/repos/o/r/issues/comments/8")]
-    assert [c["body"] for c in comments] == ["an unrelated comment", MARKER + "\nsecond\n"]
+    assert [c["body"] for c in comments] == ["an unrelated comment", MARKER + "\nsomeone else's, carrying the marker",
+                                             MARKER + "\nsecond\n"]
     monkeypatch.delenv("GITHUB_TOKEN")
     assert github_comment.main(["--repo", "o/r", "--pr", "5", "--body-file", str(body)]) == 2
+
+
+def test_a_read_only_token_is_a_warning_not_a_failed_job(tmp_path, monkeypatch, capsys):
+    from reply_audit import github_comment
+
+    calls: list[tuple[str, str]] = []
+    server = _fake_github([], calls, read_only=True)
+    try:
+        monkeypatch.setenv("GITHUB_API_URL", f"http://127.0.0.1:{server.server_port}")
+        monkeypatch.setenv("GITHUB_TOKEN", "t0k")
+        monkeypatch.setenv("GITHUB_ACTIONS", "true")
+        body = tmp_path / "comment.md"
+        body.write_text("the scorecard\n")
+        capsys.readouterr()
+        assert github_comment.main(["--repo", "o/r", "--pr", "5", "--body-file", str(body)]) == 0
+    finally:
+        server.shutdown()
+    assert capsys.readouterr().err == (
+        "::warning::reply-audit: cannot comment on o/r#5 (POST /repos/o/r/issues/5/comments: HTTP 403 Forbidden): "
+        "the token may not write, as on a pull request from a fork; the scorecard is in the job summary\n")
 
 
 def test_the_base_is_where_the_branch_left_it_not_the_base_branch_tip(repo):

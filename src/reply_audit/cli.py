@@ -402,6 +402,9 @@ def scorecard(
     fail_on: Annotated[Optional[FailOn], typer.Option(
         "--fail-on", help="Exit 1 when the PR introduces a finding at or above this severity [default: the "
                           "profile's, high].")] = None,
+    annotate: Annotated[bool, typer.Option(
+        "--annotate", help="Also print GitHub annotations for the new findings on stdout, from the same two "
+                           "scans (the report goes to --out).")] = False,
 ) -> None:
     """Compare reply compliance at two git revisions: the pull-request comment, or its JSON delta."""
     from .delta import compare, revision_texts, scan_revision
@@ -413,6 +416,8 @@ def scorecard(
     try:
         if not base:
             raise UserError("--base is required: the revision the pull request starts from (e.g. origin/main)")
+        if annotate and out is None and format is not ScorecardFormat.github:
+            raise UserError("--annotate prints annotations on stdout: write the report with --out FILE")
         repo = path if path.is_dir() else path.parent
         prefix = prefix_of(path)
         base_rev, head_rev = resolve(repo, base), resolve(repo, head)
@@ -433,6 +438,8 @@ def scorecard(
         else:
             text = render_comment(delta, level, repo_url)
         write_output(text, out)
+        if annotate and not (format is ScorecardFormat.github and out is None):
+            write_output(render_annotations(delta), None)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
