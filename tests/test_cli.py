@@ -218,6 +218,36 @@ def test_a_subfolder_or_one_file_is_scanned_with_the_repository_config(tmp_path)
     assert rules(root / "src") == []
 
 
+def test_config_names_the_settings_file_and_profile_show_says_where_each_value_came_from(tmp_path):
+    write_tree(tmp_path, {"src/tools.py": "@custom_tool\ndef run(q):\n    return {\"error\": \"no\"}\n",
+                          "pyproject.toml": '[tool.reply-audit.rules]\nfail_on = "critical"\n',
+                          "ci/reply-audit.toml": '[handlers]\ndecorators = ["custom_tool"]\nsafety_decorator = ""\n'
+                                                 '[scan]\nextend-exclude = ["gen"]\n',
+                          "ci/pyproject.toml": '[project]\nname = "x"\n'})
+
+    def rules(*extra):
+        result = runner.invoke(app, ["scan", str(tmp_path / "src"), "--format", "json", "--fail-on", "none",
+                                     "--no-cache", *extra])
+        assert result.exit_code == 0, result.output
+        return sorted({f["rule"] for f in json.loads(result.stdout)["findings"]} - {"RA501"})
+
+    assert rules() == []
+    assert rules("--config", str(tmp_path / "ci" / "reply-audit.toml")) == ["RA306"]
+    shown = runner.invoke(app, ["profile", "show", "--path", str(tmp_path)])
+    assert shown.exit_code == 0
+    config = tmp_path / "pyproject.toml"
+    assert [line for line in shown.stdout.splitlines() if "  # from " in line] == [f'fail_on = "critical"  # from {config}']
+    other = tmp_path / "ci" / "reply-audit.toml"
+    shown = runner.invoke(app, ["profile", "show", "--config", str(other)])
+    assert [line for line in shown.stdout.splitlines() if "  # from " in line] == [
+        f'decorators = [  # from {other}', f'safety_decorator = ""  # from {other}',
+        f'exclude = [  # from {other} (extended)']
+    for name, message in (("nope.toml", "does not exist"), ("ci/pyproject.toml", "has no [tool.reply-audit] table")):
+        refused = runner.invoke(app, ["scan", str(tmp_path / "src"), "--config", str(tmp_path / name)])
+        assert (refused.exit_code, refused.output) == (
+            2, f"reply-audit: error: --config {str(tmp_path / name)!r} {message}\n")
+
+
 def test_gitignored_files_are_not_scanned_and_an_empty_folder_is_an_error(tmp_path):
     import subprocess as _sp
 

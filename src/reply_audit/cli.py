@@ -32,6 +32,12 @@ profile_app = typer.Typer(help="Show the rule profiles (the spec as data).", no_
 app.add_typer(profile_app, name="profile")
 
 
+ConfigOption = Annotated[Optional[Path], typer.Option(
+    "--config", metavar="FILE", help="Settings from this file (a pyproject.toml's [tool.reply-audit] table, or a "
+                                     "TOML file holding that table's keys) instead of the nearest pyproject.toml "
+                                     "above PATH.")]
+
+
 class ScanFormat(str, Enum):
     table = "table"
     json = "json"
@@ -138,6 +144,7 @@ def scan(
         "--cache-dir", help="Where facts per file are kept between scans [default: PATH/.reply-audit-cache].")]
     = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache.")] = False,
+    config: ConfigOption = None,
 ) -> None:
     """Audit PATH: inventory, rule findings and the compliance scorecard."""
     from .engine import baseline_text, evaluate, exit_code, load_baseline
@@ -148,7 +155,7 @@ def scan(
         if not path.exists():
             raise UserError(f"path {str(path)!r} does not exist")
         root_dir = path if path.is_dir() else path.parent
-        effective = load_profile(profile, root_dir)
+        effective = load_profile(profile, root_dir, config=config)
         level = _fail_level(fail_on, effective)   # every setting checked before anything is written
         known = load_baseline(baseline) if baseline else None
         result = run_scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=jobs,
@@ -229,6 +236,7 @@ def migrate(
         "--decisions", help="A decisions file (TOML): when it does not exist, write there the type and code "
                             "proposed for every converted return, with evidence, for a human to review (nothing "
                             "is applied); when it exists, apply its reviewed choices.")] = None,
+    config: ConfigOption = None,
 ) -> None:
     """Rewrite PATH onto canonical builder calls: show the diff, or write it with --apply."""
     from .codemods import decisions as decisions_file, select_codemods
@@ -246,7 +254,7 @@ def migrate(
         root_dir = path if path.is_dir() else path.parent
         if _settle_journal(root_dir, apply, resume, rollback):
             raise typer.Exit(EXIT_OK)
-        effective = load_profile(profile, root_dir)
+        effective = load_profile(profile, root_dir, config=config)
         reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
         result = run_migrate(run_scan(path, effective, list(mapping or []), display_root=path.as_posix()), chosen,
                              reviewed)
@@ -315,6 +323,7 @@ def hook(
     = None,
     all_findings: Annotated[bool, typer.Option(
         "--all", help="Report every finding in FILES, not only those the change introduces against HEAD.")] = False,
+    config: ConfigOption = None,
 ) -> None:
     """The pre-commit hook: scan the repository (with the cache and the pool), report the findings the change
     introduces in FILES against HEAD (exit 1 on failing ones); files outside --root are not its business."""
@@ -325,7 +334,7 @@ def hook(
     try:
         if not root.is_dir():
             raise UserError(f"--root {str(root)!r} is not a directory")
-        effective = load_profile(profile, root)
+        effective = load_profile(profile, root, config=config)
         level = _fail_level(fail_on, effective)
         base = root.resolve()
         wanted = set()
@@ -405,6 +414,7 @@ def scorecard(
     annotate: Annotated[bool, typer.Option(
         "--annotate", help="Also print GitHub annotations for the new findings on stdout, from the same two "
                            "scans (the report goes to --out).")] = False,
+    config: ConfigOption = None,
 ) -> None:
     """Compare reply compliance at two git revisions: the pull-request comment, or its JSON delta."""
     from .delta import compare, revision_texts, scan_revision
@@ -424,7 +434,7 @@ def scorecard(
         if not base_tip:   # what the pull request changed, not what its base branch did since it left
             base_rev = merge_base(repo, base_rev, head_rev)
         texts = revision_texts(repo, head_rev, prefix, ["pyproject.toml"])
-        effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""))
+        effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""), config=config)
         level = _fail_level(fail_on, effective)
         extra = list(mapping or [])
         delta = compare(scan_revision(repo, base_rev, prefix, effective, extra, "base"),
@@ -501,6 +511,7 @@ def history(
     profile: Annotated[Optional[str], typer.Option("--profile", help="Built-in profile name or a .toml file.")]
     = None,
     title: Annotated[Optional[str], typer.Option("--title", help="The chart's title.")] = None,
+    config: ConfigOption = None,
 ) -> None:
     """Compliance over a git history: a table per commit (CSV, JSON) and a chart (PNG, SVG)."""
     from .delta import revision_texts
@@ -513,7 +524,7 @@ def history(
         prefix = prefix_of(path)
         head = resolve(repo, "HEAD")
         texts = revision_texts(repo, head, prefix, ["pyproject.toml"])
-        effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""))
+        effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""), config=config)
         with _progress() as progress:
             table = run_history(repo, prefix, effective, rev_range, max_commits, jobs, progress)
         try:
@@ -615,17 +626,19 @@ def cache_clear(
 def profile_show(
     name: Annotated[Optional[str], typer.Argument(help="Built-in name or profile file (default: effective).")] = None,
     path: Annotated[Path, typer.Option("--path", help="Repository whose [tool.reply-audit] is layered on.")] = Path("."),
+    config: ConfigOption = None,
 ) -> None:
-    """Print the effective profile as TOML."""
+    """Print the effective profile as TOML; a value set above the built-in profile says where, in a comment."""
     from .profile import load_profile
 
     try:
-        effective = load_profile(name, path if path.is_dir() else None)
+        effective = load_profile(name, path if path.is_dir() else None, config=config)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
     typer.echo(f"# profile {effective.name} from {' + '.join(effective.sources)} (digest {effective.digest})")
-    typer.echo(effective.to_toml(), nl=False)
+    typer.echo("# a value with no `# from` comment comes from the built-in profile")
+    typer.echo(effective.to_toml(origins=True), nl=False)
 
 
 @profile_app.command("list")

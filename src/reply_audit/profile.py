@@ -135,6 +135,8 @@ class Profile:
     name: str
     data: dict[str, Any]
     sources: tuple[str, ...] = field(default=())
+    # where each value was set: dotted key path -> its source (built-in profile, profile file, pyproject)
+    origins: dict[tuple[str, ...], str] = field(default_factory=dict, compare=False, repr=False)
 
     # -- identity -------------------------------------------------------------
     @cached_property
@@ -370,10 +372,14 @@ class Profile:
     def scan_list(self, key: str) -> list[str]:
         return list(self.section("scan").get(key, []))
 
-    def to_toml(self) -> str:
+    def to_toml(self, origins: bool = False) -> str:
+        """The profile as TOML; with ORIGINS, each value set above the built-in base says where, in a comment."""
         import tomli_w
 
-        return tomli_w.dumps(self.data)
+        text = tomli_w.dumps(self.data)
+        if not origins or not self.sources:
+            return text
+        return _annotate(text, self.origins)
 
 
 def _validate(data: dict[str, Any], origin: str) -> None:
@@ -694,11 +700,53 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
         raise UserError(f"{origin}: [migrate.dict_returns] helper = {helper!r} must be a Python name")
 
 
-def _resolve_base(spec: str, relative_to: Path | None, seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str]:
-    """A profile named by a built-in name or a path to a TOML file (which may extend another)."""
+Origins = dict[tuple[str, ...], str]
+
+
+def _leaves(data: dict[str, Any], source: str, path: tuple[str, ...] = ()) -> Origins:
+    """Every value of DATA (a table's scalars and lists; a table is its values) set by SOURCE."""
+    out: Origins = {}
+    for key, value in data.items():
+        if key.startswith("extend-"):
+            out[(*path, key[len("extend-"):])] = f"{source} (extended)"
+        elif isinstance(value, dict) and value:
+            out.update(_leaves(value, source, (*path, key)))
+        else:
+            out[(*path, key)] = source
+    return out
+
+
+def _annotate(text: str, origins: Origins) -> str:
+    """TEXT (tomli_w's TOML) with `# from SOURCE` after every key whose value no built-in profile set."""
+    lines, table = [], ()
+    key_line = re.compile(r'^("(?:[^"\\]|\\.)*"|[A-Za-z0-9_-]+) = ')
+    for line in text.splitlines():
+        if line.startswith("[") and not line.startswith("[["):
+            parsed: Any = tomllib.loads(line)
+            table = ()
+            while isinstance(parsed, dict) and len(parsed) == 1:
+                name = next(iter(parsed))
+                table, parsed = (*table, name), parsed[name]
+        else:
+            found = key_line.match(line)
+            if found:
+                key = found.group(1)
+                key = json.loads(key) if key.startswith('"') else key
+                source = origins.get((*table, key))
+                if source and not source.startswith("built-in profile"):
+                    line = f"{line}  # from {source}"
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def _resolve_base(spec: str, relative_to: Path | None,
+                  seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str, Origins]:
+    """A profile named by a built-in name or a path to a TOML file (which may extend another), and where each of
+    its values was set."""
     looks_like_path = spec.endswith(".toml") or "/" in spec or "\\" in spec
     if not looks_like_path:
-        return _load_builtin(spec), spec
+        data = _load_builtin(spec)
+        return data, spec, _leaves(data, f"built-in profile {spec!r}")
     path = Path(spec)
     if relative_to is not None and not path.is_absolute():
         path = relative_to / path
@@ -713,10 +761,10 @@ def _resolve_base(spec: str, relative_to: Path | None, seen: tuple[str, ...] = (
         parent = parent or raw.pop("profile")
     if not isinstance(parent or DEFAULT_PROFILE, str):
         raise UserError(f"profile file {str(path)!r}: `extends` must name a profile")
-    base, _ = _resolve_base(parent or DEFAULT_PROFILE, path.parent, seen)
+    base, _, origins = _resolve_base(parent or DEFAULT_PROFILE, path.parent, seen)
     origin = f"profile file {str(path)!r}"
     _check_keys(base, raw, origin)
-    return merge(base, raw), str(path)
+    return merge(base, raw), str(path), {**origins, **_leaves(raw, str(path))}
 
 
 def _nearest_config(start: Path) -> tuple[Path, str] | None:
@@ -749,6 +797,26 @@ def _has_table(text: str) -> bool:
     return isinstance(table, dict)
 
 
+def read_config(config: Path) -> dict[str, Any]:
+    """The settings of a file given with --config: a pyproject.toml's `[tool.reply-audit]` table, or a whole
+    TOML file holding what that table would (`reply-audit.toml`)."""
+    try:
+        text = config.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"--config {str(config)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"--config {str(config)!r} cannot be read: {exc}") from None
+    data = _read_toml(text, str(config))
+    table: Any = data
+    for key in PYPROJECT_TABLE:
+        table = table.get(key) if isinstance(table, dict) else None
+    if isinstance(table, dict):
+        return table
+    if config.name == "pyproject.toml":
+        raise UserError(f"--config {str(config)!r} has no [tool.reply-audit] table")
+    return data
+
+
 def read_pyproject_table(root: Path, text: str | None = None) -> tuple[dict[str, Any] | None, Path | None]:
     """The `[tool.reply-audit]` table of ROOT/pyproject.toml (or of TEXT, that file's content at a git
     revision), if any."""
@@ -767,21 +835,25 @@ def read_pyproject_table(root: Path, text: str | None = None) -> tuple[dict[str,
     return table, pyproject
 
 
-def load_profile(spec: str | None = None, root: Path | None = None, pyproject_text: str | None = None) -> Profile:
+def load_profile(spec: str | None = None, root: Path | None = None, pyproject_text: str | None = None,
+                 config: Path | None = None) -> Profile:
     """The effective profile.
 
     `spec` (from --profile) names a built-in or a TOML file; without it the
     repository's `[tool.reply-audit] profile` key or the default is used. The
-    repository's `[tool.reply-audit]` table is layered on top unless the
-    profile was given explicitly as a file.
+    repository's `[tool.reply-audit]` table (the nearest one above ROOT, or
+    CONFIG's when --config names a file) is layered on top.
     """
     sources: list[str] = []
-    table, pyproject = (read_pyproject_table(root, pyproject_text) if root is not None else (None, None))
+    if config is not None:
+        table, pyproject = read_config(config), config
+    else:
+        table, pyproject = (read_pyproject_table(root, pyproject_text) if root is not None else (None, None))
     base_spec = spec or (table or {}).get("profile") or (table or {}).get("extends") or DEFAULT_PROFILE
     if not isinstance(base_spec, str):
         raise UserError(f"{pyproject}: [tool.reply-audit] profile must be a string")
     relative = pyproject.parent if (pyproject and not spec) else None
-    data, origin = _resolve_base(base_spec, relative)
+    data, origin, origins = _resolve_base(base_spec, relative)
     sources.append(origin)
     if table:
         overrides = {k: v for k, v in table.items() if k not in META_KEYS}
@@ -790,6 +862,7 @@ def load_profile(spec: str | None = None, root: Path | None = None, pyproject_te
             _check_keys(data, overrides, where)
             data = merge(data, overrides)
             sources.append(str(pyproject))
+            origins.update(_leaves(overrides, str(pyproject)))
     name = data.get("profile", {}).get("name", base_spec)
     _validate(data, " + ".join(sources))
-    return Profile(name=name, data=data, sources=tuple(sources))
+    return Profile(name=name, data=data, sources=tuple(sources), origins=origins)
