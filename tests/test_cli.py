@@ -271,6 +271,29 @@ def test_gitignored_files_are_not_scanned_and_an_empty_folder_is_an_error(tmp_pa
     assert empty.output.strip().splitlines()[-1].startswith("reply-audit: error: no Python files in ")
 
 
+def test_exclude_extend_exclude_and_force_exclude(tmp_path):
+    handler = '@mcp.tool()\ndef run(q):\n    return {"error": "no"}\n'
+    write_tree(tmp_path, {"src/tools.py": handler, "gen/tools.py": handler, "legacy/old.py": handler})
+
+    def paths(*extra, target=tmp_path):
+        result = runner.invoke(app, ["scan", str(target), "--format", "csv", "--fail-on", "none", "--no-cache",
+                                     *extra])
+        assert result.exit_code == 0, result.output
+        return sorted({line.split(",")[4] for line in result.stdout.splitlines()[1:]} - {".pre-commit-config.yaml"})
+
+    assert paths() == ["gen/tools.py", "legacy/old.py", "src/tools.py"]
+    assert paths("--extend-exclude", "gen,legacy/*.py") == ["src/tools.py"]
+    assert paths("--exclude", "src", "--exclude", "gen") == ["legacy/old.py"]   # replaces the profile's
+    shown = runner.invoke(app, ["scan", str(tmp_path / "gen"), "--exclude", "gen", "--format", "csv", "--no-cache",
+                                "--fail-on", "none"])
+    assert shown.exit_code == 0   # a folder named as PATH is scanned: the excludes apply below it
+    one = tmp_path / "gen" / "tools.py"
+    assert paths("--extend-exclude", "gen", target=one) == ["tools.py"]   # named on the command line: scanned
+    forced = runner.invoke(app, ["scan", str(one), "--extend-exclude", "gen", "--force-exclude"])
+    assert (forced.exit_code, forced.stdout, forced.stderr) == (
+        0, "", f"reply-audit: {one.as_posix()} is excluded (--force-exclude): nothing to check\n")
+
+
 def test_a_subfolder_scan_names_paths_that_exist_from_the_repository_root(tmp_path):
     import json as _json
     import shutil as _shutil

@@ -90,6 +90,19 @@ def test_the_cli_caches_by_default_and_clears(tmp_path):
     assert refused.exit_code == 2 and (tmp_path / "notacache" / "precious.txt").exists()
 
 
+def test_one_cache_at_the_project_root_whatever_part_is_scanned(tmp_path):
+    repo = write_tree(tmp_path / "repo", {"src/pkg/a.py": 'X = "WA-RES-I-001"\n', "tools/b.py": "Y = 1\n"})
+    (repo / ".git").mkdir()
+    for target in (repo / "src", repo / "src" / "pkg" / "a.py", repo / "tools", repo):
+        assert RUNNER.invoke(app, ["scan", str(target), "--fail-on", "none"]).exit_code == 0
+    assert sorted(p.relative_to(repo).as_posix() for p in repo.rglob(".reply-audit-cache")) == [".reply-audit-cache"]
+    (repo / "src" / "pyproject.toml").write_text("[tool.reply-audit.rules]\nfail_on = \"none\"\n")
+    assert RUNNER.invoke(app, ["scan", str(repo / "src" / "pkg")]).exit_code == 0
+    assert (repo / "src" / ".reply-audit-cache" / "CACHEDIR.TAG").exists()   # the configuration's folder
+    cleared = RUNNER.invoke(app, ["cache", "clear", str(repo / "src" / "pkg")])
+    assert cleared.stdout.startswith(f"reply-audit: removed {repo.resolve() / 'src' / '.reply-audit-cache'} (")
+
+
 def _git(root, *args):
     import os
     import subprocess
@@ -169,6 +182,12 @@ def test_the_history_command_writes_table_and_chart(tmp_path):
     assert header.startswith("commit,date,subject,files,findings,critical,high,medium,low")
     bad = RUNNER.invoke(app, ["history", str(root), "--rev-range", "nope..HEAD", "--out", str(out)])
     assert bad.exit_code == 2 and "cannot read the history" in bad.stderr
+    (root / "sub").mkdir()
+    default = RUNNER.invoke(app, ["history", str(root / "sub"), "-j", "1"])   # from a subfolder: the root's
+    assert default.exit_code == 0, default.output
+    assert default.stdout.endswith(f"wrote {(root / 'reply-audit-history').resolve().as_posix()}/history.csv, "
+                                   ".json, .png, .svg\n")
+    assert not (root / "sub" / "reply-audit-history").exists()
 
 
 def test_merge_gives_one_row_per_repository_and_totals(tmp_path):

@@ -66,11 +66,35 @@ def _fail_level(fail_on: "FailOn | None", profile) -> str:
 
 
 def _cache_dir(path: Path, given: Path | None, off: bool) -> Path | None:
+    """--cache-dir, else one cache at the project's root (see profile.project_root), whatever part is scanned."""
     from .cache import DEFAULT_DIR
+    from .profile import project_root
 
     if off:
         return None
-    return given if given is not None else (path if path.is_dir() else path.parent) / DEFAULT_DIR
+    return given if given is not None else project_root(path) / DEFAULT_DIR
+
+
+ExcludeOption = Annotated[Optional[list[str]], typer.Option(
+    "--exclude", metavar="PATTERN", help="Folders and files to leave out, replacing the profile's [scan] exclude "
+                                         "(names or globs, comma-separated or repeated).")]
+ExtendExcludeOption = Annotated[Optional[list[str]], typer.Option(
+    "--extend-exclude", metavar="PATTERN", help="Folders and files to leave out as well as the profile's.")]
+ForceExcludeOption = Annotated[bool, typer.Option(
+    "--force-exclude", help="Leave out a file named as PATH too when the excludes or a .gitignore cover it (for "
+                            "editors and hooks that pass files one by one).")]
+
+
+def _selected(path: Path, profile, exclude, extend_exclude, force_exclude: bool):
+    """The profile with the command line's excludes, and whether PATH itself is to be left out."""
+    from .discovery import excluded
+    from .profile import with_excludes
+
+    effective = with_excludes(profile, _split(exclude), _split(extend_exclude))
+    skipped = force_exclude and path.is_file() and excluded(path, effective.scan_list("exclude"))
+    if skipped:
+        typer.echo(f"reply-audit: {path.as_posix()} is excluded (--force-exclude): nothing to check", err=True)
+    return effective, skipped
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -141,10 +165,14 @@ def scan(
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", "-j", min=1, help="Processes that parse files [default: one per CPU, for large trees].")] = None,
     cache_dir: Annotated[Optional[Path], typer.Option(
-        "--cache-dir", help="Where facts per file are kept between scans [default: PATH/.reply-audit-cache].")]
+        "--cache-dir", help="Where facts per file are kept between scans [default: .reply-audit-cache at the "
+                            "project's root: the folder of its configuration, else of .git, else PATH].")]
     = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache.")] = False,
     config: ConfigOption = None,
+    exclude: ExcludeOption = None,
+    extend_exclude: ExtendExcludeOption = None,
+    force_exclude: ForceExcludeOption = False,
 ) -> None:
     """Audit PATH: inventory, rule findings and the compliance scorecard."""
     from .engine import baseline_text, evaluate, exit_code, load_baseline
@@ -155,8 +183,11 @@ def scan(
         if not path.exists():
             raise UserError(f"path {str(path)!r} does not exist")
         root_dir = path if path.is_dir() else path.parent
-        effective = load_profile(profile, root_dir, config=config)
+        effective, skipped = _selected(path, load_profile(profile, root_dir, config=config), exclude,
+                                       extend_exclude, force_exclude)
         level = _fail_level(fail_on, effective)   # every setting checked before anything is written
+        if skipped:
+            raise typer.Exit(EXIT_OK)
         known = load_baseline(baseline) if baseline else None
         result = run_scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=jobs,
                           cache_dir=_cache_dir(path, cache_dir, no_cache))
@@ -237,6 +268,9 @@ def migrate(
                             "proposed for every converted return, with evidence, for a human to review (nothing "
                             "is applied); when it exists, apply its reviewed choices.")] = None,
     config: ConfigOption = None,
+    exclude: ExcludeOption = None,
+    extend_exclude: ExtendExcludeOption = None,
+    force_exclude: ForceExcludeOption = False,
 ) -> None:
     """Rewrite PATH onto canonical builder calls: show the diff, or write it with --apply."""
     from .codemods import decisions as decisions_file, select_codemods
@@ -254,7 +288,10 @@ def migrate(
         root_dir = path if path.is_dir() else path.parent
         if _settle_journal(root_dir, apply, resume, rollback):
             raise typer.Exit(EXIT_OK)
-        effective = load_profile(profile, root_dir, config=config)
+        effective, skipped = _selected(path, load_profile(profile, root_dir, config=config), exclude,
+                                       extend_exclude, force_exclude)
+        if skipped:
+            raise typer.Exit(EXIT_OK)
         reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
         result = run_migrate(run_scan(path, effective, list(mapping or []), display_root=path.as_posix()), chosen,
                              reviewed)
@@ -504,8 +541,9 @@ def history(
     = None,
     max_commits: Annotated[Optional[int], typer.Option("--max-commits", min=1, help="Only the last N commits.")]
     = None,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for history.csv, .json, .png and .svg.")]
-    = Path("reply-audit-history"),
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Directory for history.csv, .json, .png and .svg [default: reply-audit-history at the "
+                            "project's root, wherever it runs from].")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse files "
                                                                                "[default: one per CPU].")] = None,
     profile: Annotated[Optional[str], typer.Option("--profile", help="Built-in profile name or a .toml file.")]
@@ -517,10 +555,11 @@ def history(
     from .delta import revision_texts
     from .gitrev import prefix_of, resolve
     from .history import chart, history as run_history
-    from .profile import load_profile
+    from .profile import load_profile, project_root
 
     try:
         repo = path if path.is_dir() else path.parent
+        out = out if out is not None else project_root(repo) / "reply-audit-history"
         prefix = prefix_of(path)
         head = resolve(repo, "HEAD")
         texts = revision_texts(repo, head, prefix, ["pyproject.toml"])
@@ -533,8 +572,10 @@ def history(
                                                                                         index=False)
             table.to_json(out / "history.json", orient="records", date_format="iso", indent=2)
             name = (prefix.rstrip("/") or repo.resolve().name)
+            written = "history.csv, .json"
             try:
                 chart(table, out / "history.png", out / "history.svg", title or f"reply compliance of {name}")
+                written += ", .png, .svg"
             except ImportError:   # the chart is an extra: pip install "reply-audit[chart]"
                 typer.echo("reply-audit: no chart: matplotlib is not installed (pip install 'reply-audit[chart]'); "
                            "history.csv and history.json are written", err=True)
@@ -547,7 +588,7 @@ def history(
     first, last = table.iloc[0], table.iloc[-1]
     typer.echo(f"{stats['commits']} commits ({stats['blobs']} unique files parsed, {stats['evaluated']} "
                f"evaluated): findings {first['findings']} -> {last['findings']}, score {first['score']} -> "
-               f"{last['score']}; wrote {out}/history.csv, .json, .png, .svg")
+               f"{last['score']}; wrote {out.as_posix()}/{written}")
 
 
 class MergeFormat(str, Enum):

@@ -43,6 +43,23 @@ def select(paths: list[str], include: list[str], exclude: list[str]) -> list[str
     return sorted(out)
 
 
+def excluded(path: Path, exclude: list[str]) -> bool:
+    """Whether a file named on the command line lies under EXCLUDE (a folder name or pattern on its way from the
+    project's root, or from the filesystem's when it is in no project; or its own name or path), or a .gitignore
+    covers it: what --force-exclude skips."""
+    from .profile import project_anchor
+
+    full = path.resolve()
+    root = project_anchor(full.parent)
+    rel = full.relative_to(root).as_posix() if root is not None else full.as_posix().lstrip("/")
+    parts = rel.split("/")
+    dirs = ["/".join(parts[:i]) for i in range(1, len(parts))]
+    if any(d.rsplit("/", 1)[-1] in exclude or _matches(d, exclude) for d in dirs) or _matches(rel, exclude):
+        return True
+    ignored = gitignored(path.parent)   # relative to the file's folder: its name, or nothing
+    return full.name in ignored
+
+
 def is_test_path(rel: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(rel, p) for p in patterns)
 

@@ -786,6 +786,35 @@ def _nearest_config(start: Path) -> tuple[Path, str] | None:
     return None
 
 
+def project_root(start: Path) -> Path:
+    """Where a project's own files go (the facts cache, history's output): the folder of the nearest
+    pyproject.toml with a `[tool.reply-audit]` table, else the repository's root (the first folder up holding
+    `.git`), else START's folder. A scan of `src/` and one of the whole repository share one cache there."""
+    folder = (start if start.is_dir() else start.parent).resolve()
+    return project_anchor(folder) or folder
+
+
+def project_anchor(folder: Path) -> Path | None:
+    """The folder of the nearest configuration, else of `.git`, at or above FOLDER; None when there is neither."""
+    found = _nearest_config(folder)
+    if found is not None:
+        return found[0].parent
+    return next((c for c in (folder, *folder.parents) if (c / ".git").exists()), None)
+
+
+def with_excludes(profile: "Profile", exclude: list[str] | None, extend: list[str] | None) -> "Profile":
+    """PROFILE with `[scan] exclude` replaced by EXCLUDE and/or extended by EXTEND (--exclude, --extend-exclude);
+    the same profile when neither is given."""
+    if not exclude and not extend:
+        return profile
+    data = copy.deepcopy(profile.data)
+    scan = data.setdefault("scan", {})
+    current = list(exclude) if exclude else list(scan.get("exclude", []))
+    scan["exclude"] = current + [p for p in extend or [] if p not in current]
+    origins = {**profile.origins, ("scan", "exclude"): "--exclude" if exclude else "--extend-exclude"}
+    return Profile(name=profile.name, data=data, sources=(*profile.sources, "the command line"), origins=origins)
+
+
 def _has_table(text: str) -> bool:
     try:
         data = tomllib.loads(text)
