@@ -82,7 +82,10 @@ def test_table_format(tmp_path):
     root = write_tree(tmp_path / "repo", TREE)
     result = runner.invoke(app, ["scan", str(root)])
     assert result.exit_code == 0
-    assert "pkg/codes.py:2" in result.output and "canonical" in result.output
+    assert result.stdout.splitlines()[-1] == "Found 3 findings (3 medium) in 3 files."
+    verbose = runner.invoke(app, ["scan", str(root), "--verbose"])   # the inventory: registries, builders...
+    assert "pkg/codes.py:2" in verbose.stdout and verbose.stdout.startswith("reply-audit ")
+    assert "· profile canonical ·" in verbose.stdout.splitlines()[0]
 
 
 def test_errors_are_one_line_with_exit_2(tmp_path):
@@ -294,6 +297,43 @@ def test_exclude_extend_exclude_and_force_exclude(tmp_path):
         0, "", f"reply-audit: {one.as_posix()} is excluded (--force-exclude): nothing to check\n")
 
 
+def test_the_terminal_report_puts_findings_first(tmp_path, monkeypatch):
+    write_tree(tmp_path, {**TREE, "pkg/extra.py": "def f(rb: ReplyBuilder):\n    rb.invalid(\"WA-RES-I-001\", {})\n",
+                          "pkg/broken.py": "def (:\n"})
+
+    def scan(*extra):
+        result = runner.invoke(app, ["scan", str(tmp_path), "--fail-on", "none", "--no-cache", *extra])
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    lines = [".pre-commit-config.yaml:0:1: RA501 [medium] no pre-commit configuration, so no reply-code guard",
+             "pkg/builder.py:2:1: RA205 [medium] ReplyBuilder does not freeze after a terminal reply",
+             "pkg/builder.py:2:1: RA206 [medium] ReplyBuilder does not validate layer ownership",
+             "pkg/extra.py:2:5: RA303 [high] [*] terminal rb.invalid() is not returned"]
+    assert scan() == "\n".join([
+        *lines, "",
+        "Found 4 findings (1 high, 3 medium) in 5 files, 1 of them unparseable (not checked). [*] 1 fixable with "
+        "`reply-audit migrate` (see the diff first; --apply writes).", "",
+        "unparseable (not checked):", "  pkg/broken.py:1: invalid syntax", ""])
+    assert scan("--quiet") == "\n".join([*lines, "pkg/broken.py:1: unparseable: invalid syntax", ""])
+    assert scan("--statistics").splitlines()[:5] == [
+        "  count  rule    severity      fixable  name",
+        "      1  RA205   medium                 builder-not-frozen",
+        "      1  RA206   medium                 builder-no-layer-validation",
+        "      1  RA303   high                1  terminal-not-returned",
+        "      1  RA501   medium                 no-precommit-guard"]
+    verbose = scan("--verbose").splitlines()
+    assert verbose[0].startswith("reply-audit ") and verbose.index(lines[0]) > 10
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert scan("-q").splitlines()[3] == ("\x1b[1mpkg/extra.py:2:5:\x1b[0m \x1b[31mRA303\x1b[0m [high] \x1b[32m[*] "
+                                          "\x1b[0mterminal rb.invalid() is not returned")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert scan("-q").splitlines()[3] == lines[3]
+    both = runner.invoke(app, ["scan", str(tmp_path), "-q", "--statistics"])
+    assert (both.exit_code, both.stderr) == (2, "reply-audit: error: --statistics, --verbose and --quiet exclude "
+                                                "each other\n")
+
+
 def test_a_subfolder_scan_names_paths_that_exist_from_the_repository_root(tmp_path):
     import json as _json
     import shutil as _shutil
@@ -329,3 +369,27 @@ def test_a_subfolder_scan_names_paths_that_exist_from_the_repository_root(tmp_pa
     (repo / ".pre-commit-config.yaml").write_text("repos:\n  - repo: local\n    hooks:\n      - id: reply-audit\n")
     csv_out = _Runner().invoke(_app, ["scan", str(sub), "-f", "csv", "--fail-on", "none", "--no-cache"]).stdout
     assert "RA501" not in csv_out
+
+
+def test_the_progress_bar_waits_a_second_and_only_on_a_terminal(monkeypatch):
+    import sys
+
+    from reply_audit import cli
+
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    quick = cli._progress()
+    with quick as update:
+        update("parsing", 1, 10)
+    assert quick.bar is None   # under a second: nothing drawn
+    monkeypatch.setattr(cli._progress, "DELAY", 0.0)
+    slow = cli._progress()
+    with slow as update:
+        update("parsing", 1, 10)
+        update("parsing", 2, 10)
+        assert slow.bar is not None and slow.bar.tasks[0].completed == 2
+    monkeypatch.setenv("CI", "true")
+    logged = cli._progress()
+    with logged as update:
+        update("parsing", 1, 10)
+    assert logged.bar is None   # a CI log gets no bar

@@ -173,8 +173,17 @@ def scan(
     exclude: ExcludeOption = None,
     extend_exclude: ExtendExcludeOption = None,
     force_exclude: ForceExcludeOption = False,
+    statistics: Annotated[bool, typer.Option(
+        "--statistics", help="The table format: a count per rule instead of a line per finding.")] = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="The table format: the inventory (registries, legacy codes, builders, handlers) "
+                                "before the findings.")] = False,
+    quiet: Annotated[bool, typer.Option(
+        "--quiet", "-q", help="The table format: only the finding lines (and files not read); no summary.")]
+    = False,
 ) -> None:
-    """Audit PATH: inventory, rule findings and the compliance scorecard."""
+    """Audit PATH: the findings (the table format), or the full audit with inventory and compliance scorecard
+    (md, json), or CI formats (sarif, github, csv)."""
     from .engine import baseline_text, evaluate, exit_code, load_baseline
     from .profile import load_profile
     from .scan import scan as run_scan
@@ -182,6 +191,9 @@ def scan(
     try:
         if not path.exists():
             raise UserError(f"path {str(path)!r} does not exist")
+        if statistics + verbose + quiet > 1:
+            raise UserError("--statistics, --verbose and --quiet exclude each other")
+        mode = "statistics" if statistics else "verbose" if verbose else "quiet" if quiet else "findings"
         root_dir = path if path.is_dir() else path.parent
         effective, skipped = _selected(path, load_profile(profile, root_dir, config=config), exclude,
                                        extend_exclude, force_exclude)
@@ -189,8 +201,9 @@ def scan(
         if skipped:
             raise typer.Exit(EXIT_OK)
         known = load_baseline(baseline) if baseline else None
-        result = run_scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=jobs,
-                          cache_dir=_cache_dir(path, cache_dir, no_cache))
+        with _progress() as progress:
+            result = run_scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=jobs,
+                              cache_dir=_cache_dir(path, cache_dir, no_cache), progress=progress)
         evaluation = evaluate(result, _split(select), _split(ignore), known)   # (checks --select and --ignore)
         if not result.files and not result.discovery_problems:
             raise UserError(f"no Python files in {str(path)!r} (none there, or all excluded or gitignored): "
@@ -199,7 +212,7 @@ def scan(
             write_output(baseline_text(evaluation.findings), write_baseline)
             typer.echo(f"reply-audit: wrote {len(evaluation.findings)} findings to {write_baseline}", err=True)
             raise typer.Exit(0)
-        text = render(format, result, evaluation, show_suppressed)
+        text = render(format, result, evaluation, show_suppressed, mode, colour=out is None and _colour())
         write_output(text, out)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
@@ -207,7 +220,15 @@ def scan(
     raise typer.Exit(exit_code(evaluation, level))
 
 
-def render(format: ScanFormat, result, evaluation, show_suppressed: bool = False) -> str:
+def _colour() -> bool:
+    """Colour on a terminal, unless NO_COLOR is set (no-color.org); FORCE_COLOR asks for it anywhere."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+
+
+def render(format: ScanFormat, result, evaluation, show_suppressed: bool = False, mode: str = "findings",
+           colour: bool = False) -> str:
     if format is ScanFormat.json:
         from .report.json_report import render_json
 
@@ -230,7 +251,7 @@ def render(format: ScanFormat, result, evaluation, show_suppressed: bool = False
         return render_csv(result, evaluation)
     from .report.table import render_table
 
-    return render_table(result, evaluation, show_suppressed)
+    return render_table(result, evaluation, show_suppressed, mode, colour)
 
 
 class MigrateFormat(str, Enum):
@@ -293,8 +314,9 @@ def migrate(
         if skipped:
             raise typer.Exit(EXIT_OK)
         reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
-        result = run_migrate(run_scan(path, effective, list(mapping or []), display_root=path.as_posix()), chosen,
-                             reviewed)
+        with _progress() as progress:
+            result = run_migrate(run_scan(path, effective, list(mapping or []), display_root=path.as_posix(),
+                                          progress=progress), chosen, reviewed, progress)
         proposing = decisions is not None and reviewed is None
         if proposing:
             write_output(decisions_file.render(result.decided).encode("utf-8"), decisions)
@@ -389,8 +411,11 @@ def hook(
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
+    from .report.table import finding_line
+
+    colour = _colour()
     for f in evaluation.findings:
-        typer.echo(f"{f.path}:{f.line}:{f.col + 1}: {f.rule} [{f.severity}] {'[*] ' if f.fixable else ''}{f.message}")
+        typer.echo(finding_line(f, colour))
     if evaluation.findings:
         fixable = sum(1 for f in evaluation.findings if f.fixable)
         typer.echo(f"{len(evaluation.findings)} finding(s) in {len(wanted)} file(s)"
@@ -474,8 +499,9 @@ def scorecard(
         effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""), config=config)
         level = _fail_level(fail_on, effective)
         extra = list(mapping or [])
-        delta = compare(scan_revision(repo, base_rev, prefix, effective, extra, "base"),
-                        scan_revision(repo, head_rev, prefix, effective, extra, "head"), prefix)
+        with _progress() as progress:
+            delta = compare(scan_revision(repo, base_rev, prefix, effective, extra, "base", progress),
+                            scan_revision(repo, head_rev, prefix, effective, extra, "head", progress), prefix)
         if repo_url is None and os.environ.get("GITHUB_REPOSITORY"):
             repo_url = f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com')}/{os.environ['GITHUB_REPOSITORY']}"
         if format is ScorecardFormat.json:
@@ -615,21 +641,33 @@ def merge(
 
 
 class _progress:
-    """A rich progress bar on a terminal's stderr; nothing elsewhere (CI logs, pipes)."""
+    """A progress bar on a terminal's stderr, shown once the work has taken a second (nothing for quick runs,
+    CI logs or pipes); it disappears when done."""
+
+    DELAY = 1.0
 
     def __enter__(self):
-        self.bar = None
-        if sys.stderr.isatty():
-            from rich.progress import Progress
+        import time
 
-            self.bar = Progress(transient=True)
-            self.bar.start()
-            self.tasks: dict[str, int] = {}
+        self.bar = None
+        self.live = sys.stderr.isatty() and not os.environ.get("CI")
+        self.started = time.monotonic()
+        self.tasks: dict[str, int] = {}
         return self.update
 
     def update(self, stage: str, done: int, total: int) -> None:
-        if self.bar is None:
+        import time
+
+        if not self.live:
             return
+        if self.bar is None:
+            if time.monotonic() - self.started < self.DELAY:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True, console=Console(stderr=True))
+            self.bar.start()
         if stage not in self.tasks:
             self.tasks[stage] = self.bar.add_task(stage, total=total)
         self.bar.update(self.tasks[stage], completed=done)

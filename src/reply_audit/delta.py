@@ -113,7 +113,7 @@ def revision_texts(repo: Path, revision: Revision, prefix: str, names: list[str]
 
 
 def scan_revision(repo: Path, revision: Revision, prefix: str, profile: Profile, extra_mappings: list[Path],
-                  side: str) -> Side:
+                  side: str, progress=None) -> Side:
     files = list_files(repo, revision.sha, prefix)
     chosen = select(list(files), profile.scan_list("include"), profile.scan_list("exclude"))
     mapping_names = list(profile.section("mappings").get("files", []))
@@ -136,7 +136,7 @@ def scan_revision(repo: Path, revision: Revision, prefix: str, profile: Profile,
     pre = {n: blobs[files[n]].decode("utf-8", errors="replace") for n in PRECOMMIT_FILES
            if n in files and files[n] in blobs}
     result = scan_sources(sources, profile, f"{prefix or '.'}@{revision.sha[:7]}", mapping_facts,
-                          tooling_facts(repo, profile, pre), shown, problems)
+                          tooling_facts(repo, profile, pre), shown, problems, progress)
     evaluation = evaluate(result)
     ctx = RuleContext(result.inventory, result.profile, result.tooling)
     return Side(revision=revision, result=result, evaluation=evaluation,

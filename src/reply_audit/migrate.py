@@ -123,9 +123,9 @@ class MigrateResult:
 
 
 def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
-            decisions: DecisionsFile | None = None) -> MigrateResult:
+            decisions: DecisionsFile | None = None, progress=None) -> MigrateResult:
     """Rewrite RESULT's tree in memory until no selected codemod finds anything more to fix; DECISIONS: a
-    reviewed decisions file whose choices win over the proposals."""
+    reviewed decisions file whose choices win over the proposals. PROGRESS(stage, done, total) per file."""
     chosen = list(codemods if codemods is not None else all_codemods())
     order = {c.name: i for i, c in enumerate(all_codemods())}
     out = MigrateResult(root=result.root, codemods=chosen, decisions_file=decisions,
@@ -163,7 +163,9 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
         by_file: dict[str, list[Edit]] = {}
         for edit in now:
             by_file.setdefault(edit.path, []).append(edit)
-        for path, file_edits in sorted(by_file.items()):
+        for done, (path, file_edits) in enumerate(sorted(by_file.items()), 1):
+            if progress:
+                progress(f"rewriting (pass {pass_no})", done, len(by_file))
             source = out.sources.get(path)
             if source is None:
                 source = _read(result.root, path)

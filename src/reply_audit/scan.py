@@ -160,9 +160,10 @@ def load_mappings(root: Path, profile: Profile, extra: list[Path]) -> tuple[list
 
 
 def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
-         display_root: str | None = None, jobs: int | None = 1, cache_dir: Path | None = None) -> ScanResult:
+         display_root: str | None = None, jobs: int | None = 1, cache_dir: Path | None = None,
+         progress=None) -> ScanResult:
     """Scan ROOT. JOBS: processes for extraction (1: this one; None: one per CPU for a large tree).
-    CACHE_DIR: keep and reuse facts per file there (None: no cache)."""
+    CACHE_DIR: keep and reuse facts per file there (None: no cache). PROGRESS(stage, done, total)."""
     from .cache import FactsCache, tag
     from .workers import extract_all
 
@@ -175,7 +176,7 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
     if cache_dir is not None:
         tag(cache_dir)
         cache = FactsCache(cache_dir, profile.digest)
-    files, stats = extract_all(found.root, found.files, profile, jobs, cache)
+    files, stats = extract_all(found.root, found.files, profile, jobs, cache, progress=progress)
     return ScanResult(root=found.root, display_root=display_root or str(root), profile=profile, files=files,
                       inventory=_inventory(profile, files, mapping_facts, found.problems),
                       mapping_files=mapping_names, tooling=tooling_facts(found.root, profile),
@@ -186,11 +187,15 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
 def scan_sources(sources: dict[str, bytes], profile: Profile, display_root: str,
                  mapping_facts: list[MappingFact] | None = None, tooling: dict[str, object] | None = None,
                  mapping_names: list[str] | None = None,
-                 problems: list[tuple[str, str]] | None = None) -> ScanResult:
+                 problems: list[tuple[str, str]] | None = None, progress=None) -> ScanResult:
     """The scan of files held in memory (a git revision's blobs): relative path -> bytes, already selected;
-    PROBLEMS lists files that could not be read, with the reason."""
+    PROBLEMS lists files that could not be read, with the reason. PROGRESS(stage, done, total)."""
     extractor = FactsExtractor(profile)
-    files = [facts_for_source(sources[rel], rel, profile, extractor) for rel in sorted(sources)]
+    files = []
+    for rel in sorted(sources):
+        files.append(facts_for_source(sources[rel], rel, profile, extractor))
+        if progress:
+            progress(f"parsing {display_root}", len(files), len(sources))
     facts = list(mapping_facts or [])
     return ScanResult(root=Path(display_root), display_root=display_root, profile=profile, files=files,
                       inventory=_inventory(profile, files, facts, list(problems or [])),

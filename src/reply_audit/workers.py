@@ -16,6 +16,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .cache import FactsCache, key_of
 from .facts.extract import FactsExtractor
@@ -59,7 +60,9 @@ def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
 # ------------------------------------------------------------------ caller side
 def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None = None,
                 cache: FactsCache | None = None, start_method: str | None = None,
+                progress: Callable[[str, int, int], None] | None = None,
                 ) -> tuple[list[FileFacts], ExtractStats]:
+    """The facts of RELS below ROOT, in their order; PROGRESS("parsing", done, total) as files are parsed."""
     from .scan import facts_for_source, unreadable_facts
 
     stats = ExtractStats(files=len(rels))
@@ -87,10 +90,18 @@ def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None 
         context = multiprocessing.get_context(start_method) if start_method else None
         with ProcessPoolExecutor(max_workers=wanted, mp_context=context, initializer=_init,
                                  initargs=(profile.name, profile.data, profile.sources)) as pool:
-            results = [facts for batch in pool.map(_extract, batches) for facts in batch]
+            results = []
+            for batch in pool.map(_extract, batches):
+                results += batch
+                if progress:
+                    progress("parsing", len(results), len(todo))
     else:
         extractor = FactsExtractor(profile)
-        results = [facts_for_source(source, rel, profile, extractor) for rel, source, _ in todo]
+        results = []
+        for rel, source, _ in todo:
+            results.append(facts_for_source(source, rel, profile, extractor))
+            if progress:
+                progress("parsing", len(results), len(todo))
     for (rel, _, key), facts in zip(todo, results):
         out[rel] = facts
         if cache is not None:

@@ -1,15 +1,99 @@
-"""The terminal report: the headline counts and the registry and builder tables, plain text."""
+"""The terminal report, the way ruff prints: the findings first, one line each, then a one-line summary and
+whatever could not be read. `statistics` gives a count per rule instead of the lines; `verbose` puts the
+inventory (registries, legacy classes, builders, handlers, actions) before them; `quiet` prints only the lines
+(and the files not read). Colour only when asked (a terminal without NO_COLOR)."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from tabulate import tabulate
 
 from ..classify import CLASSES
 from .json_report import build_document
 
+MODES = ("findings", "statistics", "verbose", "quiet")
+SEVERITY_COLOUR = {"critical": "1;31", "high": "31", "medium": "33", "low": "36"}
 
-def render_table(result, evaluation=None, show_suppressed: bool = False) -> str:
+
+def _paint(text: str, code: str, colour: bool) -> str:
+    return f"\033[{code}m{text}\033[0m" if colour and code else text
+
+
+def finding_line(f, colour: bool = False) -> str:
+    """`path:line:col: RULE [severity] [*] message`, the column 1-based (as editors and ruff count)."""
+    where = _paint(f"{f.path}:{f.line}:{f.col + 1}:", "1", colour)
+    rule = _paint(f.rule, SEVERITY_COLOUR.get(f.severity, ""), colour)
+    fix = _paint("[*] ", "32", colour) if f.fixable else ""
+    return f"{where} {rule} [{f.severity}] {fix}{f.message}"
+
+
+def render_table(result, evaluation=None, show_suppressed: bool = False, mode: str = "findings",
+                 colour: bool = False) -> str:
     doc = build_document(result, evaluation)
+    findings = evaluation.findings if evaluation else []
+    parts = _inventory(doc) + [""] if mode == "verbose" else []
+    if mode == "statistics":
+        parts += _statistics(findings)
+    else:
+        parts += [finding_line(f, colour) for f in findings]
+    if mode != "quiet":
+        if parts and parts[-1] != "":
+            parts.append("")
+        parts.append(_summary(doc, findings, colour))
+        if show_suppressed and evaluation and evaluation.suppressed:
+            parts += ["", "suppressed:"] + [f"  {f.path}:{f.line}: {f.rule} {f.message}"
+                                            for f in evaluation.suppressed]
+    parts += _not_read(doc, mode == "quiet")
+    return "\n".join(parts) + "\n" if parts else ""
+
+
+def _summary(doc, findings, colour: bool) -> str:
+    files = doc["summary"]["files"]
+    scanned = f"{files['scanned']} file{'s' if files['scanned'] != 1 else ''}"
+    if files["unparseable"]:
+        scanned += f", {files['unparseable']} of them unparseable (not checked)"
+    if not findings:
+        return _paint(f"No findings in {scanned}.", "32", colour)
+    severities = Counter(f.severity for f in findings)
+    counts = ", ".join(f"{n} {name}" for name in ("critical", "high", "medium", "low") if (n := severities[name]))
+    text = f"Found {len(findings)} finding{'s' if len(findings) != 1 else ''} ({counts}) in {scanned}."
+    fixable = sum(1 for f in findings if f.fixable)
+    if fixable:
+        text += f" [*] {fixable} fixable with `reply-audit migrate` (see the diff first; --apply writes)."
+    return text
+
+
+def _statistics(findings) -> list[str]:
+    if not findings:
+        return []
+    by_rule: dict[str, list] = {}
+    for f in findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    rows = sorted(by_rule.items(), key=lambda item: (-len(item[1]), item[0]))
+    return tabulate([[len(group), rule, group[0].severity, sum(1 for f in group if f.fixable) or "", group[0].name]
+                     for rule, group in rows],
+                    headers=["count", "rule", "severity", "fixable", "name"], tablefmt="plain").splitlines()
+
+
+def _not_read(doc, quiet: bool) -> list[str]:
+    """Unparseable files and lines read only in part: in every mode, quiet included (never hidden)."""
+    lines = []
+    for u in doc["files"]["unparseable"]:
+        lines.append(f"{u['path']}:{u['line']}: unparseable: {u['message']}" if quiet
+                     else f"  {u['path']}:{u['line']}: {u['message']}")
+    if lines and not quiet:
+        lines = ["", "unparseable (not checked):"] + lines
+    partly = [(f["path"], s) for f in doc["files"]["fallback"] for s in f["skipped"]]
+    if partly and quiet:
+        lines += [f"{path}:{s['line']}: read only in part: {s['message']}" for path, s in partly]
+    elif partly:
+        lines += ["", "read only in part (this Python rejects these lines; the rest was checked):"] + \
+            [f"  {path}:{s['line']}: {s['message']}" for path, s in partly]
+    return lines
+
+
+def _inventory(doc) -> list[str]:
     s = doc["summary"]
     parts = [
         f"reply-audit {doc['tool']['version']} · profile {doc['profile']['name']} · {doc['root']}",
@@ -45,20 +129,4 @@ def render_table(result, evaluation=None, show_suppressed: bool = False) -> str:
                   "levels: " + ", ".join(f"{k}={v}" for k, v in levels.items()),
                   f"registrations: {len(doc['registrations'])}, unresolved "
                   f"{sum(1 for r in doc['registrations'] if not r['handler'])}"]
-    findings = evaluation.findings if evaluation else []
-    parts += ["", f"{len(findings)} findings" + (":" if findings else "")]
-    parts += [f"  {f.path}:{f.line}:{f.col + 1}: {f.rule} [{f.severity}] {'[*] ' if f.fixable else ''}{f.message}"
-              for f in findings]
-    fixable = sum(1 for f in findings if f.fixable)
-    if fixable:
-        parts += ["", f"[*] {fixable} fixable with `reply-audit migrate` (see the diff first; --apply writes)"]
-    if show_suppressed and evaluation and evaluation.suppressed:
-        parts += ["", "suppressed:"] + [f"  {f.path}:{f.line}: {f.rule} {f.message}" for f in evaluation.suppressed]
-    if doc["files"]["unparseable"]:
-        parts += ["", "unparseable:"] + [f"  {u['path']}:{u['line']}: {u['message']}"
-                                         for u in doc["files"]["unparseable"]]
-    partly = [(f["path"], s) for f in doc["files"]["fallback"] for s in f["skipped"]]
-    if partly:
-        parts += ["", "read only in part (this Python rejects these lines; the rest was checked):"] + \
-            [f"  {path}:{s['line']}: {s['message']}" for path, s in partly]
-    return "\n".join(parts) + "\n"
+    return parts
