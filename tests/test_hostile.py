@@ -277,6 +277,6 @@ def test_an_unreadable_file_is_reported_and_the_scan_goes_on(tmp_path, monkeypat
     done = CliRunner().invoke(app, ["scan", str(tmp_path), "-f", "json", "--fail-on", "none", "--no-cache"])
     assert done.exit_code == 0 and done.exception is None
     doc = json.loads(done.stdout)
-    assert doc["files"]["unparseable"] == [{"path": "locked.py", "line": 1, "col": 0,
+    assert doc["files"]["unparseable"] == [{"path": "locked.py", "line": 1, "col": 1,
                                             "message": "cannot read file: Permission denied"}]
     assert doc["files"]["scanned"] == 2

@@ -581,7 +581,7 @@ def test_deep_nesting_is_reported_not_a_traceback(tmp_path):
     done = cli("scan", root, "-f", "json", "--fail-on", "none")
     assert done.exit_code == 0, done.output
     problems = json.loads(done.stdout)["files"]["unparseable"]
-    assert problems == [{"path": "deep.py", "line": 1, "col": 0, "message": "nested too deeply to parse"}]
+    assert problems == [{"path": "deep.py", "line": 1, "col": 1, "message": "nested too deeply to parse"}]
     assert cli("migrate", root, "--apply").exit_code == 0
 
 

@@ -101,4 +101,27 @@ def _scorecard(result: ScanResult, evaluation) -> list[dict[str, Any]]:
 
 
 def render_json(result: ScanResult, evaluation=None) -> str:
-    return json.dumps(build_document(result, evaluation), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return json.dumps(one_based(build_document(result, evaluation)), indent=2, sort_keys=True,
+                      ensure_ascii=False) + "\n"
+
+
+COLUMN_KEYS = frozenset({"col", "end_col"})
+
+
+def one_based(value: Any) -> Any:
+    """A copy of VALUE with every column counted from 1, as in the terminal, SARIF and annotations (the facts
+    count from 0, as Python's ast does): `col`, `end_col`, and the columns of a `value_span`
+    [line, col, end_line, end_col]. A finding's `column` is 1-based already."""
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if key in COLUMN_KEYS and isinstance(item, int) and not isinstance(item, bool):
+                out[key] = item + 1
+            elif key == "value_span" and isinstance(item, (list, tuple)) and len(item) == 4:
+                out[key] = [item[0], item[1] + 1, item[2], item[3] + 1]
+            else:
+                out[key] = one_based(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [one_based(item) for item in value]
+    return value

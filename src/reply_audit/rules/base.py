@@ -68,7 +68,7 @@ class Finding:
     def to_dict(self) -> dict[str, Any]:
         return {
             "rule": self.rule, "name": self.name, "severity": self.severity, "category": self.category,
-            "path": self.path, "line": self.line, "column": self.col, "message": self.message,
+            "path": self.path, "line": self.line, "column": self.col + 1, "message": self.message,
             "function": self.function, "confidence": self.confidence, "fixable": self.fixable,
             "fix": self.fix, "fingerprint": self.fingerprint,
         }
