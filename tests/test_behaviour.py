@@ -106,7 +106,7 @@ def test_strict_wrapper_phase_one_alone_wraps_nothing_that_still_returns_dicts(t
     assert doc["skipped"][0]["reason"] == (
         "mcp_safe_tool turns a result that is not a reply into an Error (safety.py:21: line 27: a result that is "
         "not a Reply becomes a reply of type E), and 1 return(s) of notes_ping are not replies yet (line 28): it "
-        "is wrapped together with their conversion (dict-returns, phase 3), or under [migrate] legacy_wrap")
+        "is wrapped together with their conversion (dict-returns, phase 3), or under [migrate] legacy-wrap")
     assert probe(root) == before
 
 
@@ -127,7 +127,7 @@ def test_the_legacy_auto_wrap_keeps_meaning_in_phase_one_and_goes_in_phase_three
     before = probe(tree(tmp_path, "before"))
     root = tree(tmp_path, "legacy")
     with open(root / "pyproject.toml", "a", encoding="utf-8") as handle:
-        handle.write("legacy_wrap = true\n")
+        handle.write("legacy-wrap = true\n")
     doc = migrate(root, "--phase", "1")
     assert doc["skipped"] == [] and sum(len(f["rewrites"]) for f in doc["files"]) == 9
     text = (root / "server.py").read_text(encoding="utf-8")

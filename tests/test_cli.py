@@ -185,7 +185,7 @@ def test_help_loses_no_word_to_markup():
     from reply_audit.cli import app as _app
 
     scan_help = " ".join(_Runner().invoke(_app, ["scan", "--help"]).output.split())
-    assert "severity remains (the profile's [rules] fail_on when it sets one). [default: high]" in scan_help
+    assert "severity remains (the profile's own level, when it sets one). [default: high]" in scan_help
     assert "[default: one per CPU, for large trees]" in scan_help
     init_help = " ".join(_Runner().invoke(_app, ["init", "--help"]).output.split())
     assert "Propose a starter [tool.reply-audit] section" in init_help
@@ -206,7 +206,7 @@ def test_a_subfolder_or_one_file_is_scanned_with_the_repository_config(tmp_path)
     root = tmp_path / "outer" / "repo"
     write_tree(root, {"src/pkg/tools.py": "@custom_tool\ndef run(q):\n    return {\"error\": \"no\"}\n",
                       "pyproject.toml": '[project]\nname = "x"\n[tool.reply-audit.handlers]\n'
-                                        'decorators = ["custom_tool"]\nsafety_decorator = ""\n'})
+                                        'decorators = ["custom_tool"]\nsafety-decorator = ""\n'})
     (root / ".git").mkdir()
     (tmp_path / "outer" / "pyproject.toml").write_text('[tool.reply-audit]\nprofile = "iar"\n')
 
@@ -223,8 +223,8 @@ def test_a_subfolder_or_one_file_is_scanned_with_the_repository_config(tmp_path)
 
 def test_config_names_the_settings_file_and_profile_show_says_where_each_value_came_from(tmp_path):
     write_tree(tmp_path, {"src/tools.py": "@custom_tool\ndef run(q):\n    return {\"error\": \"no\"}\n",
-                          "pyproject.toml": '[tool.reply-audit.rules]\nfail_on = "critical"\n',
-                          "ci/reply-audit.toml": '[handlers]\ndecorators = ["custom_tool"]\nsafety_decorator = ""\n'
+                          "pyproject.toml": '[tool.reply-audit.rules]\nfail-on = "critical"\n',
+                          "ci/reply-audit.toml": '[handlers]\ndecorators = ["custom_tool"]\nsafety-decorator = ""\n'
                                                  '[scan]\nextend-exclude = ["gen"]\n',
                           "ci/pyproject.toml": '[project]\nname = "x"\n'})
 
@@ -239,11 +239,11 @@ def test_config_names_the_settings_file_and_profile_show_says_where_each_value_c
     shown = runner.invoke(app, ["profile", "show", "--path", str(tmp_path)])
     assert shown.exit_code == 0
     config = tmp_path / "pyproject.toml"
-    assert [line for line in shown.stdout.splitlines() if "  # from " in line] == [f'fail_on = "critical"  # from {config}']
+    assert [line for line in shown.stdout.splitlines() if "  # from " in line] == [f'fail-on = "critical"  # from {config}']
     other = tmp_path / "ci" / "reply-audit.toml"
     shown = runner.invoke(app, ["profile", "show", "--config", str(other)])
     assert [line for line in shown.stdout.splitlines() if "  # from " in line] == [
-        f'decorators = [  # from {other}', f'safety_decorator = ""  # from {other}',
+        f'decorators = [  # from {other}', f'safety-decorator = ""  # from {other}',
         f'exclude = [  # from {other} (extended)']
     for name, message in (("nope.toml", "does not exist"), ("ci/pyproject.toml", "has no [tool.reply-audit] table")):
         refused = runner.invoke(app, ["scan", str(tmp_path / "src"), "--config", str(tmp_path / name)])

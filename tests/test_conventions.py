@@ -341,11 +341,11 @@ def test_spreads_and_values_assigned_on_two_paths_are_unknown_not_missing(tmp_pa
     ('[compliance.levels]\nL1 = ["bogus"]\n', "unknown check(s) ['bogus']"),
     ('[compliance]\norder = ["L0", "L9"]\n', "order names 'L9'"),
     ('[compliance]\ntarget = "L7"\n', "target 'L7' is not in order"),
-    ('[result]\nrequired_keys = "error"\n', "required_keys must be a list of strings"),
+    ('[result]\nrequired-keys = "error"\n', "required-keys must be a list of strings"),
     ('[result.ranges]\n"reflection.confidence" = [1, 0]\n', "two numbers with low <= high"),
     ('[result.helpers.mk]\npositionl = ["a"]\n', "unknown key(s) ['positionl']"),
     ('[migrate.result]\ntemplate = "{bogus}"\n', "is not a valid template"),
-    ('[handlers]\nregister_function_position = "one"\n', "must be an integer"),
+    ('[handlers]\nregister-function-position = "one"\n', "must be an integer"),
     ('[builder.methods]\nfail = "ERR"\n[builder.functions]\nfail = "ERR"\n', "also a builder method name"),
 ])
 def test_bad_result_profiles_are_one_line_errors(tmp_path, table, message):
@@ -480,17 +480,17 @@ register_action("new_search", new_search)
 @pytest.mark.parametrize("profile_text,expected", [
     ("", [("RA601", 11, "action old_search returns a dict without reflection")]),
 
-    ('[tool.reply-audit.result.key_aliases]\niar = "reflection"\n'
+    ('[tool.reply-audit.result.key-aliases]\niar = "reflection"\n'
      '[tool.reply-audit.result.helpers.make_reflection]\npositional = ["status", "confidence"]\n'
      'fills = { alignment_check = "pass", potential_issues = [], meta = { source = "engine" } }\n', []),
 ])
 def test_iar_key_aliases_and_helper_fills_holding_a_table(tmp_path, profile_text, expected):
-    """`iar`, an older name of `reflection`, is read as it when [result.key_aliases] says so; a result helper's
+    """`iar`, an older name of `reflection`, is read as it when [result.key-aliases] says so; a result helper's
     `fills` may hold a table (`meta = { source = "engine" }`), whose keys count as set."""
     from support import write_tree
 
     write_tree(tmp_path, {"actions.py": IAR_ALIASES, "pyproject.toml": '[tool.reply-audit]\nprofile = "iar"\n'
-                          '[tool.reply-audit.result]\nrequired_nested = ["reflection.status", "reflection.confidence", '
+                          '[tool.reply-audit.result]\nrequired-nested = ["reflection.status", "reflection.confidence", '
                           '"reflection.alignment_check", "reflection.potential_issues", "reflection.meta.source"]\n'
                           + profile_text})
     result = scan(tmp_path, load_profile(None, tmp_path))
@@ -534,10 +534,10 @@ def test_class_and_function_names_may_be_globs(tmp_path):
         "server.py": "@mcp.tool()\ndef run(q: str):\n    if not q:\n"
                      '        return ToolResponse(success=False, error="q is required")\n'
                      '    return SearchResponse(success=True, data={"q": q})\n',
-        "pyproject.toml": '[tool.reply-audit.builder.functions]\n"*Response" = { type_keyword = "success", '
-                          'type_values = { true = "S", false = "E" }, code_keyword = "error_code", code_position = -1 }\n'
-                          '[tool.reply-audit.builder]\ncode_required = ["E"]\n'
-                          '[tool.reply-audit.handlers]\nsafety_decorator = ""\n'})
+        "pyproject.toml": '[tool.reply-audit.builder.functions]\n"*Response" = { type-keyword = "success", '
+                          'type-values = { true = "S", false = "E" }, code-keyword = "error_code", code-position = -1 }\n'
+                          '[tool.reply-audit.builder]\ncode-required = ["E"]\n'
+                          '[tool.reply-audit.handlers]\nsafety-decorator = ""\n'})
     result = scan(tmp_path / "a", load_profile(None, tmp_path / "a"))
     assert [(c["method"], c["line"], c["type"]) for c in result.inventory.calls] == [
         ("ToolResponse", 4, "E"), ("SearchResponse", 5, "S")]
@@ -564,7 +564,7 @@ def test_a_pattern_that_matches_no_member_of_a_code_list_is_one_finding_and_lega
                     "    BAD_INPUT = \"bad-input\"\n    GONE = \"gone\"\n",
         "legacy.py": 'LEGACY_TO_CANONICAL = {"OLD_NOT_FOUND": "NOT_FOUND", "OLD_BAD": "BAD_INPUT"}\n',
         "pyproject.toml": "[tool.reply-audit.codes]\npattern = '^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$'\n"
-                          'enums = ["ErrorCode"]\n[tool.reply-audit.mappings]\ntable_names = ["LEGACY_TO_CANONICAL"]\n'})
+                          'enums = ["ErrorCode"]\n[tool.reply-audit.mappings]\ntable-names = ["LEGACY_TO_CANONICAL"]\n'})
     result = scan(tmp_path, load_profile(None, tmp_path))
     found = [(f.rule, f.path, f.line, f.message) for f in evaluate(result).findings if f.rule.startswith("RA1")]
     assert found[0] == ("RA101", "codes.py", 4, "ErrorCode: none of its 3 members is LAYER-AREA-TYPE-NNN ([codes] "

@@ -34,15 +34,15 @@ def test_init_on_the_iar_example_proposes_the_iar_profile_and_register_calls():
         'profile = "iar"  # 13 returned dicts carry a "reflection", 0 strings look like LAYER-AREA-TYPE-NNN codes\n'
         "\n[tool.reply-audit.handlers]\n"
         "decorators = []  # no handler-like decorator found\n"
-        'register_calls = ["register_action"]  # register_action called 10 time(s), e.g. arche_lite/engine.py:8\n'
-        "register_function_position = 1  # where the function is passed to register_action\n"
-        "register_name_position = 0  # where its name is passed\n")
+        'register-calls = ["register_action"]  # register_action called 10 time(s), e.g. arche_lite/engine.py:8\n'
+        "register-function-position = 1  # where the function is passed to register_action\n"
+        "register-name-position = 0  # where its name is passed\n")
 
 
 def test_init_on_the_canonical_example_finds_handler_and_safety_decorators():
     text = _init(REPO / "examples" / "legacy_mcp")
     assert 'profile = "canonical"' in text
-    assert 'decorators = ["mcp.tool"]' in text and 'safety_decorator = "mcp_safe_tool"' in text
+    assert 'decorators = ["mcp.tool"]' in text and 'safety-decorator = "mcp_safe_tool"' in text
     assert "builder.functions" not in text   # the builder class is found: no reply functions proposed
 
 
@@ -52,23 +52,23 @@ def test_init_finds_reply_functions_envelope_classes_enums_and_dispatch_tables()
         'profile = "canonical"  # 0 returned dicts carry a "reflection", 0 strings look like LAYER-AREA-TYPE-NNN '
         "codes\n\n[tool.reply-audit.handlers]\n"
         'decorators = ["server.tool"]  # server.tool on 1 function(s), e.g. server.py:7\n'
-        'safety_decorator = ""  # none found; name yours to have RA308 check it\n'
+        'safety-decorator = ""  # none found; name yours to have RA308 check it\n'
         "\n[tool.reply-audit.builder.functions]\n"
         # declared, error_response would report its call without a code (server.py:13), which the built-in
         # profile does not: the key stays a comment that says so
         "# left out, it adds 1 finding(s) the built-in profile does not give (RA311 ×1); uncomment it to see them:\n"
-        '# error_response = { type = "E", code_keyword = "error_code", code_position = 1 }  # server.py:9\n'
-        'success_response = { type = "S", code_position = -1 }  # server.py:16\n'
+        '# error_response = { type = "E", code-keyword = "error_code", code-position = 1 }  # server.py:9\n'
+        'success_response = { type = "S", code-position = -1 }  # server.py:16\n'
         "\n[tool.reply-audit.builder]\n"
-        'code_required = ["E"]  # replies built by functions; success replies usually carry no code\n')
+        'code-required = ["E"]  # replies built by functions; success replies usually carry no code\n')
     envelope = _init(CONVENTIONS / "envelope_class")
-    assert '# ToolResponse = { type_keyword = "success", type_values = { true = "S", false = "E" }, ' \
-           'code_keyword = "error_code", code_position = -1 }' in envelope
+    assert '# ToolResponse = { type-keyword = "success", type-values = { true = "S", false = "E" }, ' \
+           'code-keyword = "error_code", code-position = -1 }' in envelope
     enums = _init(CONVENTIONS / "enum_codes")
     assert 'enums = ["ErrorCode", "ToolErrorName"]' in enums
     dispatch = _init(CONVENTIONS / "decorators_and_dispatch")
     assert 'decorators = ["server.tool", "mcp.tool", "tool_handler"]' in dispatch
-    assert 'dispatch_tables = ["TOOLS"]' in dispatch
+    assert 'dispatch-tables = ["TOOLS"]' in dispatch
 
 
 def test_init_write_appends_a_section_that_a_scan_then_uses(tmp_path):
@@ -104,14 +104,14 @@ def test_init_learns_where_register_calls_take_the_function_and_the_name(tmp_pat
         'registry.register(search, "search")\nregistry.register(fetch, "fetch")\n'
         'registry.register_key(API_KEY, "k")\n', encoding="utf-8")
     text = _init(tmp_path)
-    assert 'register_calls = ["register"]' in text          # register_key is handed no function of the tree
-    assert "register_function_position = 0" in text and "register_name_position = 1" in text
+    assert 'register-calls = ["register"]' in text          # register_key is handed no function of the tree
+    assert "register-function-position = 0" in text and "register-name-position = 1" in text
 
 
 def test_init_quotes_keys_toml_needs_quoted_and_refuses_an_inline_section(tmp_path):
     (tmp_path / "server.py").write_text(
         "@mcp.tool\ndef run(x):\n    return Réponse(success=False, error_code=\"E\")\n", encoding="utf-8")
-    assert '"Réponse" = { type_keyword = "success"' in _init(tmp_path)
+    assert '"Réponse" = { type-keyword = "success"' in _init(tmp_path)
     (tmp_path / "pyproject.toml").write_text('[tool]\nreply-audit = { profile = "canonical" }\n', encoding="utf-8")
     refused = runner.invoke(app, ["init", str(tmp_path), "--write"])
     assert refused.exit_code == 2 and "already has a [tool.reply-audit] section" in refused.output
@@ -196,7 +196,7 @@ def test_init_reads_only_the_code_that_runs_and_comments_out_what_it_cannot_stan
         "# mirror_app/ is an identical copy of app/ (every Python file, byte for byte): exclude the stale one\n"
         "\n[tool.reply-audit.handlers]\n"
         'decorators = ["mcp.tool"]  # mcp.tool on 1 function(s), e.g. app/server.py:20\n'
-        'safety_decorator = ""  # none found; name yours to have RA308 check it\n'
+        'safety-decorator = ""  # none found; name yours to have RA308 check it\n'
         "\n[tool.reply-audit.codes]\n"
         'enums = ["ErrorCodes"]  # ErrorCodes at app/server.py:10\n'
         "pattern = '^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$'  # all 2 string values of these code lists are lower "
@@ -204,9 +204,9 @@ def test_init_reads_only_the_code_that_runs_and_comments_out_what_it_cannot_stan
         "\n[tool.reply-audit.builder.functions]\n"
         "# left out, the profile refuses it (canonical + pyproject.toml: [builder.functions] fail is also a builder "
         "method name (fail); a name is either a function or a method):\n"
-        '# fail = { type = "E", code_keyword = "code", code_position = 1 }  # app/server.py:15\n'
+        '# fail = { type = "E", code-keyword = "code", code-position = 1 }  # app/server.py:15\n'
         "\n[tool.reply-audit.builder]\n"
-        'code_required = ["E"]  # replies built by functions; success replies usually carry no code\n'
+        'code-required = ["E"]  # replies built by functions; success replies usually carry no code\n'
         "\n# Seen but not proposed (one sign is not enough):\n"
         "# - VSCodeCommand at app/server.py:5: named like a code list, but none of its members is passed where a "
         "code goes\n")
@@ -314,8 +314,8 @@ def test_init_finds_dispatchers_and_plain_code_classes_by_two_signs(tmp_path):
     text = _init(dispatch)
     assert "app.call_tool" not in text.split("[tool.reply-audit.handlers]")[1].split("\n")[1]
     assert ("# left out, it adds 4 finding(s) the built-in profile does not give (RA306 ×4); uncomment it to see "
-            "them:\n# dispatch_functions = [\"call_tool\"]  # call_tool at server.py:5: 3 branches on a name\n"
-            'safety_decorator = ""  # none found; name yours to have RA308 check it\n') in text
+            "them:\n# dispatch-functions = [\"call_tool\"]  # call_tool at server.py:5: 3 branches on a name\n"
+            'safety-decorator = ""  # none found; name yours to have RA308 check it\n') in text
     # a function named route, dispatch or main that branches on names is no tool dispatcher: not proposed
     assert '"route"' not in text
     plain = tmp_path / "plain"
@@ -347,7 +347,7 @@ def test_init_writes_no_path_toml_cannot_hold_and_escapes_glob_characters(tmp_pa
 def test_a_catch_all_glob_is_refused(tmp_path):
     from reply_audit.errors import UserError
 
-    for text in ('[builder.functions]\n"*" = "E"\n', '[builder]\nreply_classes = ["?*"]\n',
+    for text in ('[builder.functions]\n"*" = "E"\n', '[builder]\nreply-classes = ["?*"]\n',
                  '[result]\nbuilders = ["**"]\n', '[builder.functions]\n"f*" = "E"\n'):
         path = tmp_path / "p.toml"
         path.write_text(text)

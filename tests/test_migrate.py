@@ -136,7 +136,7 @@ def count(n):
         {"codemod": "forbidden-methods", "description": "rb.info() -> success()", "line": 4, "pass": 1,
          "rules": ["RA203"]}]}]
     assert [(s["codemod"], s["rule"], s["line"], s["reason"]) for s in doc["skipped"]] == [
-        ("dict-returns", "RA306", 10, "MCP-SYS-I-001 ([migrate.dict_returns] invalid_code) is not in the canonical registry")]
+        ("dict-returns", "RA306", 10, "MCP-SYS-I-001 ([migrate.dict-returns] invalid-code) is not in the canonical registry")]
 
 
 # ------------------------------------------------------------------ safe writes
@@ -329,10 +329,10 @@ class ReplyBuilder:
 '''
 JANUARY_PROFILE = '''
 [tool.reply-audit.migrate]
-builder_class = "ReplyBuilder"
-builder_setup = ["trace_info = get_current_trace_info()", '{name} = {builder}(trace_info, tool="{tool}")']
-builder_imports = ["from .safety import ReplyBuilder, get_current_trace_info"]
-safety_imports = ["from .safety import mcp_safe_tool"]
+builder-class = "ReplyBuilder"
+builder-setup = ["trace_info = get_current_trace_info()", '{name} = {builder}(trace_info, tool="{tool}")']
+builder-imports = ["from .safety import ReplyBuilder, get_current_trace_info"]
+safety-imports = ["from .safety import mcp_safe_tool"]
 
 [tool.reply-audit.mappings]
 files = ["tools.toml"]
@@ -347,7 +347,7 @@ def test_dict_returns_on_a_codebase_without_builder_or_wrapper(tmp_path):
                                  "tools.toml": '[tools.notes_close]\nsuccess = "WA-WRITE-S-001"\n'})
     doc = json.loads(cli("migrate", root, "--apply", "-f", "json").stdout)
     assert (root / "tools" / "server.py").read_text() == textwrap.dedent(JANUARY_AFTER)
-    taken = "'rb' already names something else in notes_find: set [migrate] builder_name / builder_setup"
+    taken = "'rb' already names something else in notes_find: set [migrate] builder-name / builder-setup"
     # the wrapper turns raw results into Errors: notes_find, which cannot be converted, is not wrapped either
     # (lines of the file as it was: the decorated handler at 34, its return at 37)
     assert [(s["codemod"], s["line"], s["reason"]) for s in doc["skipped"]] == [

@@ -138,7 +138,7 @@ class ReplyBuilder:
         return Reply()
 '''
 REPLIES = "class Reply:\n    pass\n"
-SETUP = '[tool.reply-audit.migrate]\nbuilder_setup = ["{name} = {builder}(None, tool=\\"{tool}\\")"]\n'
+SETUP = '[tool.reply-audit.migrate]\nbuilder-setup = ["{name} = {builder}(None, tool=\\"{tool}\\")"]\n'
 SERVER = '''
 from safety import ReplyBuilder, mcp_safe_tool
 
@@ -152,17 +152,17 @@ def notes_read(path: str) -> dict:
 
 @pytest.mark.parametrize("setup,reason", [
     ('["{name} = {builder}(tool=\\"{tool}\\")"]',
-     "ReplyBuilder() requires trace_info, which [migrate] builder_setup does not pass: set [migrate] builder_setup"),
+     "ReplyBuilder() requires trace_info, which [migrate] builder-setup does not pass: set [migrate] builder-setup"),
     ('["{name} = {builder}(None, tool=\\"{tool}\\", colour=1)"]',
-     "ReplyBuilder() takes no argument 'colour': set [migrate] builder_setup"),
+     "ReplyBuilder() takes no argument 'colour': set [migrate] builder-setup"),
     ('["{name} = {builder}(1, 2, 3)"]',
-     "ReplyBuilder() takes 2 positional argument(s); [migrate] builder_setup passes 3"),
+     "ReplyBuilder() takes 2 positional argument(s); [migrate] builder-setup passes 3"),
     ('["{name} = {builder}(*ARGS)"]',
-     "[migrate] builder_setup passes *args/**kwargs to ReplyBuilder(): it cannot be checked"),
+     "[migrate] builder-setup passes *args/**kwargs to ReplyBuilder(): it cannot be checked"),
 ])
 def test_a_builder_construction_that_would_raise_is_never_written(tmp_path, setup, reason):
     write_tree(tmp_path, {"safety.py": SAFETY, "replies.py": REPLIES, "server.py": SERVER,
-                          "pyproject.toml": f"[tool.reply-audit.migrate]\nbuilder_setup = {setup}\n"})
+                          "pyproject.toml": f"[tool.reply-audit.migrate]\nbuilder-setup = {setup}\n"})
     doc = json.loads(cli("migrate", tmp_path, "-f", "json").stdout)
     assert doc["files"] == [] and [(s["rule"], s["line"], s["reason"]) for s in doc["skipped"]] == [
         ("RA306", 8, reason)]
@@ -170,7 +170,7 @@ def test_a_builder_construction_that_would_raise_is_never_written(tmp_path, setu
 
 def test_a_builder_outside_the_tree_is_not_constructed(tmp_path):
     write_tree(tmp_path, {"server.py": "from safety import mcp_safe_tool\n" + SERVER.split("\n", 2)[2],
-                          "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_class = "ReplyBuilder"\n'})
+                          "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder-class = "ReplyBuilder"\n'})
     doc = json.loads(cli("migrate", tmp_path, "-f", "json").stdout)
     assert [s["reason"] for s in doc["skipped"]] == [
         "ReplyBuilder is not defined in the scanned tree (or defined twice): its constructor and methods cannot be "
@@ -512,10 +512,10 @@ def notes_tag(tags: str, payload: str) -> dict:
 
 
 def test_a_bad_pattern_is_one_line(tmp_path):
-    write_tree(tmp_path, {"pyproject.toml": "[tool.reply-audit.migrate.dict_returns]\ndenied_patterns = ['(']\n"})
+    write_tree(tmp_path, {"pyproject.toml": "[tool.reply-audit.migrate.dict-returns]\ndenied-patterns = ['(']\n"})
     done = cli("migrate", tmp_path)
     assert done.exit_code == 2 and done.stderr.strip().endswith(
-        "[migrate.dict_returns] denied_patterns: '(' is not a regular expression (missing ), unterminated "
+        "[migrate.dict-returns] denied-patterns: '(' is not a regular expression (missing ), unterminated "
         "subpattern at position 0)")
 
 
@@ -695,7 +695,7 @@ def test_registry_words_generic_codes_concepts_and_the_fallback(tmp_path):
 
 
 def test_mark_fallback_keeps_the_marker_on_sites_that_name_no_domain(tmp_path):
-    setup = SETUP + "[tool.reply-audit.migrate.codes]\nmark_fallback = true\n"
+    setup = SETUP + "[tool.reply-audit.migrate.codes]\nmark-fallback = true\n"
     write_tree(tmp_path, {"server.py": MEDIA_SERVER, "safety.py": SAFETY, "replies.py": MEDIA_REPLIES,
                           "pyproject.toml": setup})
     assert cli("migrate", tmp_path, "--apply").exit_code == 0
@@ -705,16 +705,16 @@ def test_mark_fallback_keeps_the_marker_on_sites_that_name_no_domain(tmp_path):
 
 
 @pytest.mark.parametrize("table,message", [
-    ("mark_fallback = 1", "[migrate.codes] mark_fallback must be true or false"),
-    ("quiet_area_types = 'E'", "[migrate.codes] quiet_area_types must be a list of type letters (of ['S', 'I', "
+    ("mark-fallback = 1", "[migrate.codes] mark-fallback must be true or false"),
+    ("quiet-area-types = 'E'", "[migrate.codes] quiet-area-types must be a list of type letters (of ['S', 'I', "
                                "'D', 'E'])"),
-    ("sole_area_types = ['Success']", "[migrate.codes] sole_area_types must be a list of type letters (of ['S', "
+    ("sole-area-types = ['Success']", "[migrate.codes] sole-area-types must be a list of type letters (of ['S', "
                                       "'I', 'D', 'E'])"),
-    ("key_weight = 'x'", "[migrate.codes] key_weight must be a number"),
-    ("usage_weight = true", "[migrate.codes] usage_weight must be a number"),
-    ("stop_words = 'the'", "[migrate.codes] stop_words must be a list of strings"),
+    ("key-weight = 'x'", "[migrate.codes] key-weight must be a number"),
+    ("usage-weight = true", "[migrate.codes] usage-weight must be a number"),
+    ("stop-words = 'the'", "[migrate.codes] stop-words must be a list of strings"),
     ("concepts = {all = ['']}", "[migrate.codes.concepts] 'all': an empty pattern matches every message"),
-    ("layer_words = {CT = 'contract'}", "[migrate.codes.layer_words] CT must be a list of strings"),
+    ("layer-words = {CT = 'contract'}", "[migrate.codes.layer-words] CT must be a list of strings"),
     ("concepts = 3", "[migrate.codes.concepts] must be a table"),
     ("concepts = {missing = 'x'}", "[migrate.codes.concepts] 'missing' must be a list of regular expressions"),
     ("concepts = {missing = ['(']}", "[migrate.codes.concepts] 'missing': '(' is not a regular expression "

@@ -91,29 +91,29 @@ def test_pyproject_table_layers_on_the_profile(tmp_path):
 
 def test_profile_file_extends_a_builtin(tmp_path):
     path = tmp_path / "mine.toml"
-    path.write_text('extends = "canonical"\n[builder]\nreceiver_names = ["replies"]\n')
+    path.write_text('extends = "canonical"\n[builder]\nreceiver-names = ["replies"]\n')
     p = load_profile(str(path))
     assert p.builder_list("receiver_names") == ["replies"]
     assert set(p.layers) == {"WA", "EN", "CT", "MCP"}
 
 
 @pytest.mark.parametrize("text,message", [
-    ("[builder]\nreciever_names = []\n", "unknown key 'builder.reciever_names'"),
+    ("[builder]\nreciever_names = []\n", "unknown key 'builder.reciever-names'"),
     ('[codes]\npattern = "("\n', "not a valid regular expression"),
     ('[codes]\npattern = "^(?P<layer>A)(?P<family>B)$"\n', "unknown named group"),
     ('[builder.functions]\nok = "X"\n', "is not a type letter"),
     ('[builder.functions]\nok = { type = "S", colour = 1 }\n', "unknown key"),
-    ('[builder.functions]\nok = { code_keyword = "c" }\n', "needs `type`"),
-    ('[handlers]\nregister_calls = "register"\n', "must be a list of strings"),
+    ('[builder.functions]\nok = { code-keyword = "c" }\n', "needs `type`"),
+    ('[handlers]\nregister-calls = "register"\n', "must be a list of strings"),
     ("[layers.WA]\nallowed = ['Q']\n", "unknown type letter"),
     ("[builder]\nmethods = { ok = 'X' }\n", "is not a type letter"),
     ("[builder.methods]\nok = { type = 'X' }\n", "is not a type letter"),
-    ("[builder.methods]\nok = { code_position = 1 }\n", "a table takes type \\(required\\)"),
+    ("[builder.methods]\nok = { code-position = 1 }\n", "a table takes type \\(required\\)"),
     ("[builder.methods]\nok = { type = 'S', colour = 1 }\n", "not colour"),
-    ("[builder.methods]\nok = { type = 'S', code_position = 'first' }\n", "code_position an integer"),
+    ("[builder.methods]\nok = { type = 'S', code-position = 'first' }\n", "code-position an integer"),
     ("[codes]\nscope = 'somewhere'\n", "scope must be"),
     ("[builder.functions]\nok = { type = 'E', code = 3 }\n", "code must be a string"),
-    ("[result.key_aliases]\n'a.iar' = 'reflection'\n", "must name another key of the same parent"),
+    ("[result.key-aliases]\n'a.iar' = 'reflection'\n", "must name another key of the same parent"),
     ("[rules]\nselect = 'RA3'\n", r"\[rules\] select must be a list"),
     ("[builder\n", "not valid TOML"),
 ])
@@ -191,3 +191,33 @@ def test_a_lost_method_names_the_file_line_the_error_was_detected_at(profile):
             "(detected at line 8)"]
     else:
         assert facts.skipped == []
+
+
+def test_settings_are_kebab_case_and_the_old_snake_case_still_works_with_a_warning(tmp_path):
+    from typer.testing import CliRunner
+
+    from reply_audit.cli import app
+
+    (tmp_path / "a.py").write_text("X = 1\n")
+    config = tmp_path / "pyproject.toml"
+    config.write_text('[tool.reply-audit.rules]\nfail-on = "none"\n[tool.reply-audit.handlers]\n'
+                      'extend-register-calls = ["add_tool"]\n')
+    kebab = load_profile(None, tmp_path)
+    assert (kebab.section("rules")["fail_on"], kebab.warnings) == ("none", ())
+    assert kebab.builder_list("fail_on") == [] and "add_tool" in kebab.section("handlers")["register_calls"]
+    config.write_text('[tool.reply-audit.rules]\nfail_on = "none"\n[tool.reply-audit.handlers]\n'
+                      'extend-register_calls = ["add_tool"]\n')
+    snake = load_profile(None, tmp_path)
+    assert snake.data == kebab.data
+    assert snake.warnings == (
+        f"{config}: [rules] `fail_on` is the old spelling of `fail-on` (it still works; the snake_case spellings "
+        "will go in a later release)",
+        f"{config}: [handlers] `extend-register_calls` is the old spelling of `extend-register-calls` (it still "
+        "works; the snake_case spellings will go in a later release)")
+    result = CliRunner().invoke(app, ["scan", str(tmp_path), "-q"])
+    assert result.exit_code == 0 and result.stderr.splitlines()[0] == f"reply-audit: warning: {snake.warnings[0]}"
+    shown = CliRunner().invoke(app, ["profile", "show", "--path", str(tmp_path)]).stdout
+    assert 'fail-on = "none"  # from' in shown and "fail_on" not in shown   # printed the documented way
+    config.write_text('[tool.reply-audit.rules]\nfail_on = "none"\nfail-on = "high"\n')
+    with pytest.raises(UserError, match="`fail-on` is given twice, in kebab-case and in snake_case: keep one"):
+        load_profile(None, tmp_path)

@@ -1,4 +1,4 @@
-"""dict-returns onto a project's own reply API ([migrate.reply_api]): a model or function call per reply type,
+"""dict-returns onto a project's own reply API ([migrate.reply-api]): a model or function call per reply type,
 checked against the callee's definition before anything is written."""
 
 from __future__ import annotations
@@ -75,14 +75,14 @@ class Reply:
     payload: dict | None = None
 '''
 SETUP = '''[tool.reply-audit.builder.functions]
-Reply = {{ type_keyword = "ok", type_values = {{ true = "S", false = "I" }}, code_keyword = "code", code_position = -1 }}
+Reply = {{ type-keyword = "ok", type-values = {{ true = "S", false = "I" }}, code-keyword = "code", code-position = -1 }}
 Answer = {{ type = "I" }}
 [tool.reply-audit.handlers]
 decorators = ["mcp.tool"]
-safety_decorator = ""
-[tool.reply-audit.migrate.dict_returns]
-invalid_code = "MCP-SYS-I-001"
-[tool.reply-audit.migrate.reply_api]
+safety-decorator = ""
+[tool.reply-audit.migrate.dict-returns]
+invalid-code = "MCP-SYS-I-001"
+[tool.reply-audit.migrate.reply-api]
 I = "{template}"
 '''
 CODES = 'class Codes:\n    A = "MCP-SYS-I-001"\n    B = "MCP-SYS-S-001"\n'
@@ -99,13 +99,13 @@ def _skips(tmp_path, template: str) -> str:
 def test_a_template_that_does_not_fit_its_callee_writes_nothing(tmp_path):
     out = _skips(tmp_path / "a", "Reply(ok=False, txt={message}, code={code}, payload={data})")
     assert (tmp_path / "a" / "server.py").read_text() == SERVER   # nothing written
-    assert "[migrate.reply_api] I: Reply() has no parameter txt" in out
+    assert "[migrate.reply-api] I: Reply() has no parameter txt" in out
     out = _skips(tmp_path / "b", "Reply(ok=False, code={code}, payload={data})")
-    assert "[migrate.reply_api] I: Reply() requires text, which the template does not pass" in out
+    assert "[migrate.reply-api] I: Reply() requires text, which the template does not pass" in out
     out = _skips(tmp_path / "c", "Answer(ok=False, text={message}, code={code}, payload={data})")
     assert "Answer is not defined in the scanned tree" in out
     out = _skips(tmp_path / "d", "Reply(ok=False, text={message}, code={code})")
-    assert "[migrate.reply_api] I has no {data}" in out
+    assert "[migrate.reply-api] I has no {data}" in out
 
 
 def test_a_return_without_the_message_a_callee_requires_and_a_run_time_value_are_left_with_the_reason(tmp_path):
@@ -122,14 +122,14 @@ def test_a_model_named_as_builder_class_is_refused_with_the_key_to_use(tmp_path)
     root = tmp_path / "svc"
     shutil.copytree(FIXTURE, root)
     text = (root / "pyproject.toml").read_text()
-    text = text[:text.index("[tool.reply-audit.migrate.reply_api]")] + \
-        '[tool.reply-audit.migrate]\nbuilder_class = "MCPResponse"\n'
+    text = text[:text.index("[tool.reply-audit.migrate.reply-api]")] + \
+        '[tool.reply-audit.migrate]\nbuilder-class = "MCPResponse"\n'
     (root / "pyproject.toml").write_text(text)
     before = (root / "app" / "server.py").read_text()
     result = _migrate(root)
     assert (root / "app" / "server.py").read_text() == before
     assert "MCPResponse is no builder class (it defines no builder methods): name the project's own reply API in " \
-           "[migrate.reply_api] instead of [migrate] builder_class" in result.output
+           "[migrate.reply-api] instead of [migrate] builder-class" in result.output
 
 
 MODEL_VARIANTS = {

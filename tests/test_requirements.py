@@ -104,17 +104,17 @@ def test_opaque_returns_are_unknown_not_compliant(tmp_path):
 
 
 def test_a_safety_check_switched_off_is_not_a_pass(tmp_path):
-    """Before: 'Every handler behind the safety wrapper PASS' with safety_decorator = ""."""
+    """Before: 'Every handler behind the safety wrapper PASS' with safety-decorator = ""."""
     rows = _rows(tmp_path, {"server.py": "@mcp.tool()\ndef a(x):\n    return x\n"},
-                 '[tool.reply-audit.handlers]\nsafety_decorator = ""\n')
+                 '[tool.reply-audit.handlers]\nsafety-decorator = ""\n')
     r = rows["handlers-wrapped"]
-    assert (r.status, r.counts) == ("N/A", 'the check is off ([handlers] safety_decorator = "")')
+    assert (r.status, r.counts) == ("N/A", 'the check is off ([handlers] safety-decorator = "")')
 
 
 def test_function_builders_have_no_builder_class_to_count(tmp_path):
     """Before: 'Exactly one builder FAIL' on every codebase that builds its replies with functions."""
     rows = _rows(tmp_path, {"server.py": "def a():\n    return error_response('gone', error_code='E1')\n"},
-                 '[tool.reply-audit.builder.functions]\nerror_response = { type = "E", code_keyword = '
+                 '[tool.reply-audit.builder.functions]\nerror_response = { type = "E", code-keyword = '
                  '"error_code" }\n')
     for rid in ("one-builder", "builder-frozen"):
         assert (rows[rid].status, rows[rid].reason) == \

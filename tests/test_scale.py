@@ -96,7 +96,7 @@ def test_one_cache_at_the_project_root_whatever_part_is_scanned(tmp_path):
     for target in (repo / "src", repo / "src" / "pkg" / "a.py", repo / "tools", repo):
         assert RUNNER.invoke(app, ["scan", str(target), "--fail-on", "none"]).exit_code == 0
     assert sorted(p.relative_to(repo).as_posix() for p in repo.rglob(".reply-audit-cache")) == [".reply-audit-cache"]
-    (repo / "src" / "pyproject.toml").write_text("[tool.reply-audit.rules]\nfail_on = \"none\"\n")
+    (repo / "src" / "pyproject.toml").write_text("[tool.reply-audit.rules]\nfail-on = \"none\"\n")
     assert RUNNER.invoke(app, ["scan", str(repo / "src" / "pkg")]).exit_code == 0
     assert (repo / "src" / ".reply-audit-cache" / "CACHEDIR.TAG").exists()   # the configuration's folder
     cleared = RUNNER.invoke(app, ["cache", "clear", str(repo / "src" / "pkg")])

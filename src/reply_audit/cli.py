@@ -56,12 +56,12 @@ class FailOn(str, Enum):
 
 
 def _fail_level(fail_on: "FailOn | None", profile) -> str:
-    """--fail-on, else the profile's [rules] fail_on (checked), else high."""
+    """--fail-on, else the profile's [rules] fail-on (checked), else high."""
     from .engine import FAIL_LEVELS
 
     level = fail_on.value if fail_on else str(profile.section("rules").get("fail_on", "high"))
     if level not in FAIL_LEVELS:
-        raise UserError(f"[rules] fail_on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
+        raise UserError(f"[rules] fail-on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
     return level
 
 
@@ -95,6 +95,16 @@ def _selected(path: Path, profile, exclude, extend_exclude, force_exclude: bool)
     if skipped:
         typer.echo(f"reply-audit: {path.as_posix()} is excluded (--force-exclude): nothing to check", err=True)
     return effective, skipped
+
+
+def _load_profile(spec: str | None, root: Path | None, **kwargs):
+    """The effective profile (profile.load_profile); an old spelling of a key is a warning on stderr."""
+    from .profile import load_profile
+
+    effective = load_profile(spec, root, **kwargs)
+    for note in effective.warnings:
+        typer.echo(f"reply-audit: warning: {note}", err=True)
+    return effective
 
 
 def _split(values: list[str] | None) -> list[str] | None:
@@ -154,8 +164,8 @@ def scan(
         "--select", help="Rules to run: ids or prefixes (RA1, RA303), comma-separated or repeated.")] = None,
     ignore: Annotated[Optional[list[str]], typer.Option("--ignore", help="Rules not to run.")] = None,
     fail_on: Annotated[Optional[FailOn], typer.Option(
-        "--fail-on", help="Exit 1 when a finding at or above this severity remains (the profile's [rules] "
-                          "fail_on when it sets one).  [default: high]")] = None,
+        "--fail-on", help="Exit 1 when a finding at or above this severity remains (the profile's own level, "
+                          "when it sets one).  [default: high]")] = None,
     baseline: Annotated[Optional[Path], typer.Option(
         "--baseline", help="Report only findings not recorded in this baseline file.")] = None,
     write_baseline: Annotated[Optional[Path], typer.Option(
@@ -195,7 +205,7 @@ def scan(
             raise UserError("--statistics, --verbose and --quiet exclude each other")
         mode = "statistics" if statistics else "verbose" if verbose else "quiet" if quiet else "findings"
         root_dir = path if path.is_dir() else path.parent
-        effective, skipped = _selected(path, load_profile(profile, root_dir, config=config), exclude,
+        effective, skipped = _selected(path, _load_profile(profile, root_dir, config=config), exclude,
                                        extend_exclude, force_exclude)
         level = _fail_level(fail_on, effective)   # every setting checked before anything is written
         if skipped:
@@ -309,7 +319,7 @@ def migrate(
         root_dir = path if path.is_dir() else path.parent
         if _settle_journal(root_dir, apply, resume, rollback):
             raise typer.Exit(EXIT_OK)
-        effective, skipped = _selected(path, load_profile(profile, root_dir, config=config), exclude,
+        effective, skipped = _selected(path, _load_profile(profile, root_dir, config=config), exclude,
                                        extend_exclude, force_exclude)
         if skipped:
             raise typer.Exit(EXIT_OK)
@@ -393,7 +403,7 @@ def hook(
     try:
         if not root.is_dir():
             raise UserError(f"--root {str(root)!r} is not a directory")
-        effective = load_profile(profile, root, config=config)
+        effective = _load_profile(profile, root, config=config)
         level = _fail_level(fail_on, effective)
         base = root.resolve()
         wanted = set()
@@ -496,7 +506,7 @@ def scorecard(
         if not base_tip:   # what the pull request changed, not what its base branch did since it left
             base_rev = merge_base(repo, base_rev, head_rev)
         texts = revision_texts(repo, head_rev, prefix, ["pyproject.toml"])
-        effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""), config=config)
+        effective = _load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""), config=config)
         level = _fail_level(fail_on, effective)
         extra = list(mapping or [])
         with _progress() as progress:
@@ -581,7 +591,7 @@ def history(
     from .delta import revision_texts
     from .gitrev import prefix_of, resolve
     from .history import chart, history as run_history
-    from .profile import load_profile, project_root
+    from .profile import project_root
 
     try:
         repo = path if path.is_dir() else path.parent
@@ -589,7 +599,7 @@ def history(
         prefix = prefix_of(path)
         head = resolve(repo, "HEAD")
         texts = revision_texts(repo, head, prefix, ["pyproject.toml"])
-        effective = load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""), config=config)
+        effective = _load_profile(profile, repo, pyproject_text=texts.get("pyproject.toml", ""), config=config)
         with _progress() as progress:
             table = run_history(repo, prefix, effective, rev_range, max_commits, jobs, progress)
         try:
@@ -711,7 +721,7 @@ def profile_show(
     from .profile import load_profile
 
     try:
-        effective = load_profile(name, path if path.is_dir() else None, config=config)
+        effective = _load_profile(name, path if path.is_dir() else None, config=config)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None

@@ -132,7 +132,7 @@ class _Collector:
 
     def _dispatcher(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """A function whose own if/elif chain (or `match`) tests one parameter against two or more literal names,
-        each branch returning a call: it dispatches tools by name ([handlers] dispatch_functions)."""
+        each branch returning a call: it dispatches tools by name ([handlers] dispatch-functions)."""
         params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
         branches = 0
         stack = list(node.body)
@@ -324,10 +324,10 @@ def propose(ev: Evidence) -> str:
             f"{name} on {ev.decorators[name]} function(s), e.g. {ev.decorator_at[name]}"
             for name in handler_decorators[:4]))
         if safety:
-            handler_lines.append(f'safety_decorator = "{safety[0]}"  # on {ev.decorators[safety[0]]} function(s), '
+            handler_lines.append(f'safety-decorator = "{safety[0]}"  # on {ev.decorators[safety[0]]} function(s), '
                                  f"e.g. {ev.decorator_at[safety[0]]}")
         elif base == "canonical":
-            handler_lines.append('safety_decorator = ""  # none found; name yours to have RA308 check it')
+            handler_lines.append('safety-decorator = ""  # none found; name yours to have RA308 check it')
     elif base == "iar":
         handler_lines.append("decorators = []  # no handler-like decorator found")
     # a register call counts when it is handed functions defined in the tree (not API keys or plugins' names)
@@ -337,24 +337,24 @@ def propose(ev: Evidence) -> str:
         # the position that most often holds a function defined in the tree
         scores = Counter(i for i, target in ev.register_args[top] if target in ev.functions)
         position = scores.most_common(1)[0][0]
-        handler_lines.append(f"register_calls = {_toml_list(registers)}  # " + "; ".join(
+        handler_lines.append(f"register-calls = {_toml_list(registers)}  # " + "; ".join(
             f"{name} called {ev.register_calls[name]} time(s), e.g. {ev.register_at[name]}" for name in registers[:3]))
-        handler_lines.append(f"register_function_position = {position}  # where the function is passed to {top}")
+        handler_lines.append(f"register-function-position = {position}  # where the function is passed to {top}")
         if ev.register_name_positions[top]:
             named = ev.register_name_positions[top].most_common(1)[0][0]
-            handler_lines.append(f"register_name_position = {named}  # where its name is passed")
+            handler_lines.append(f"register-name-position = {named}  # where its name is passed")
     if ev.dispatch_tables:
-        handler_lines.append(f"dispatch_tables = {_toml_list(sorted(ev.dispatch_tables))}  # " + "; ".join(
+        handler_lines.append(f"dispatch-tables = {_toml_list(sorted(ev.dispatch_tables))}  # " + "; ".join(
             f"{name} at {at}" for name, at in sorted(ev.dispatch_tables.items())[:3]))
     # a dispatcher needs a second sign: a decorator or a name that says it handles tool calls
     dispatchers = {name: found for name, found in ev.dispatchers.items()
                    if DISPATCH_WORDS.search(name) or any(DISPATCH_WORDS.search(d.rpartition(".")[2])
                                                          and name in ev.decorated[d] for d in ev.decorated)}
     if dispatchers:
-        handler_lines.append(f"dispatch_functions = {_toml_list(sorted(dispatchers))}  # " + "; ".join(
+        handler_lines.append(f"dispatch-functions = {_toml_list(sorted(dispatchers))}  # " + "; ".join(
             f"{name} at {at}: {n} branches on a name" for name, (at, n) in sorted(dispatchers.items())[:3]))
         if not handler_decorators and not safety and base == "canonical":
-            handler_lines.append('safety_decorator = ""  # none found; name yours to have RA308 check it')
+            handler_lines.append('safety-decorator = ""  # none found; name yours to have RA308 check it')
     scope_lines = _scope_lines(ev)
     if scope_lines:
         lines += ["", "[tool.reply-audit.scan]", *scope_lines]
@@ -398,8 +398,8 @@ def propose(ev: Evidence) -> str:
                                 "returns what it builds")
             continue
         spec = f'{{ type = "{letter}"'
-        spec += f', code_keyword = "{keyword}"' if keyword else ""
-        spec += f", code_position = {position}"
+        spec += f', code-keyword = "{keyword}"' if keyword else ""
+        spec += f", code-position = {position}"
         functions[name] = f"{_key(name)} = {spec} }}  # {ev.builder_at[name]}"
     for name, at in sorted(ev.envelope_classes.items()):
         if base == "iar":
@@ -407,15 +407,15 @@ def propose(ev: Evidence) -> str:
         if not ev.returned_by.get(name, set()) & handlers:
             not_proposed.append(f"{name} at {at}: built with success=..., but no handler returns it")
             continue
-        code = f'code_keyword = "{ev.envelope_codes[name]}", ' if name in ev.envelope_codes else ""
-        functions[name] = (f'{_key(name)} = {{ type_keyword = "success", type_values = {{ true = "S", false = "E" }}, '
-                           f"{code}code_position = -1 }}  # constructed with success=..., {at}")
+        code = f'code-keyword = "{ev.envelope_codes[name]}", ' if name in ev.envelope_codes else ""
+        functions[name] = (f'{_key(name)} = {{ type-keyword = "success", type-values = {{ true = "S", false = "E" }}, '
+                           f"{code}code-position = -1 }}  # constructed with success=..., {at}")
     functions = list(functions.values())
     if functions:
         lines += ["", "[tool.reply-audit.builder.functions]", *functions]
         if not ev.builder_methods:
             lines += ["", "[tool.reply-audit.builder]",
-                      'code_required = ["E"]  # replies built by functions; success replies usually carry no code']
+                      'code-required = ["E"]  # replies built by functions; success replies usually carry no code']
     if not_proposed:
         lines += ["", "# Seen but not proposed (one sign is not enough):",
                   *(f"# - {why}" for why in not_proposed[:12])]

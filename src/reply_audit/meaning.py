@@ -9,7 +9,7 @@ contradicts a type `migrate` chose with evidence.
 Every answer is a `Verdict`: the type, the signals that decided it (each one
 readable on its own, for the decisions file and the reports), a confidence, and the
 other type the evidence allows when it is weak. The signals are profile data:
-[migrate.dict_returns] (flags, keys, values, patterns, input exceptions) and
+[migrate.dict-returns] (flags, keys, values, patterns, input exceptions) and
 [classify] (read paths, empty states, input checks).
 """
 
@@ -274,7 +274,7 @@ def _read_path(function: str, guards: list[str], profile: Profile) -> str | None
 
 
 def precondition(guards: list[str], message: str | None, profile: Profile) -> str | None:
-    """The word ([classify] precondition_words) naming the missing resource or credential itself, or None: the
+    """The word ([classify] precondition-words) naming the missing resource or credential itself, or None: the
     name the innermost test finds empty (`if not dev_token`, `if launcher_db is None`), or what the message says
     is missing ("No database connection", "launcher database not found"). Such a failure is a precondition the
     request could not meet, never an empty result; a word merely mentioned ("No rows in that db table": the rows
@@ -297,7 +297,7 @@ def precondition(guards: list[str], message: str | None, profile: Profile) -> st
 
 def empty_state(function: str, guards: list[str], message: str | None, profile: Profile) -> str | None:
     """Why a failure in FUNCTION reads as an empty result of a valid query (a Success, spec 000), or None: a
-    read or status path ([classify] read_names) and either a message saying nothing was found
+    read or status path ([classify] read-names) and either a message saying nothing was found
     (empty_patterns) or an innermost test for emptiness (empty_tests, not one of input_checks), where neither
     names a missing resource or credential (precondition_words)."""
     read = _read_path(function, guards, profile)

@@ -9,6 +9,12 @@ accessors only read what the TOML says.
 Layering rules (like ruff's `extend-*`): a table merges key by key, a scalar or
 list replaces the base value, and a key spelt `extend-NAME` appends its list to
 the base list `NAME`.
+
+Spelling: settings are written in kebab-case (`fail-on`, `[migrate.dict-returns]`),
+as ruff writes its own; the old snake_case spelling still works, with a
+deprecation warning. Inside, and in the built-in files, keys are snake_case:
+`_normalize` reads what a user wrote, `_spelt` writes what `profile show` prints.
+Keys of the open tables are the author's data and are never respelt.
 """
 
 from __future__ import annotations
@@ -96,6 +102,69 @@ def merge(base: dict[str, Any], override: dict[str, Any], where: str = "") -> di
     return out
 
 
+def _kebab(name: str) -> str:
+    return name.replace("_", "-")
+
+
+def _normalize(data: dict[str, Any], origin: str, notes: list[str] | None, where: str = "") -> dict[str, Any]:
+    """DATA as written by a user (kebab-case, or the old snake_case) in the internal spelling; NOTES gets one
+    deprecation line per old spelling (None: a built-in, no notes). Both spellings of one key are refused."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if where in OPEN_TABLES:   # the author's own names (a layer, a method, a rule id): as written
+            new, dotted = key, f"{where}.*"
+        else:
+            prefix = "extend-" if key.startswith("extend-") else ""
+            name = key[len(prefix):]
+            new = prefix + name.replace("-", "_")
+            dotted = f"{where}.{new[len(prefix):]}" if where else new[len(prefix):]
+            if "_" in name and notes is not None:
+                table = f"[{where.replace('.*', '')}] " if where else ""
+                notes.append(f"{origin}: {table}`{key}` is the old spelling of `{prefix}{_kebab(name)}` "
+                              "(it still works; the snake_case spellings will go in a later release)")
+        if new in out:
+            raise UserError(f"{origin}: `{key}` is given twice, in kebab-case and in snake_case: keep one")
+        out[new] = _normalize(value, origin, notes, dotted) if isinstance(value, dict) else value
+    return out
+
+
+def _setting_names(data: dict[str, Any], where: str = "") -> set[str]:
+    """Every setting name of DATA (the keys of its non-open tables, and of the entries of open ones)."""
+    names: set[str] = set()
+    for key, value in data.items():
+        if where in OPEN_TABLES:
+            if isinstance(value, dict):
+                names |= _setting_names(value, f"{where}.*")
+            continue
+        names.add(key)
+        if isinstance(value, dict):
+            names |= _setting_names(value, f"{where}.{key}" if where else key)
+    return names | _FUNCTION_KEYS
+
+
+def _spell_message(message: str, data: dict[str, Any]) -> str:
+    """MESSAGE (a validation error) with the settings it names in their documented spelling: `[migrate.codes]
+    stop_words` reads `[migrate.codes] stop-words`. Quoted values are left as they are."""
+    names = {n for n in _setting_names(data) if "_" in n}
+    parts = re.split(r"""('[^']*'|"[^"]*")""", message)
+    word = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w-])")
+    for i in range(0, len(parts), 2):   # the even parts are outside quotes
+        parts[i] = word.sub(lambda m: _kebab(m.group()) if m.group() in names else m.group(), parts[i])
+    return "".join(parts)
+
+
+def _spelt(data: dict[str, Any], where: str = "") -> dict[str, Any]:
+    """The internal DATA in the documented spelling (kebab-case settings, open tables' keys as they are)."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if where in OPEN_TABLES:
+            new, dotted = key, f"{where}.*"
+        else:
+            new, dotted = _kebab(key), (f"{where}.{key}" if where else key)
+        out[new] = _spelt(value, dotted) if isinstance(value, dict) else value
+    return out
+
+
 def _check_keys(base: dict[str, Any], override: dict[str, Any], origin: str, where: str = "") -> None:
     """Refuse keys the base profile does not know (typos), except in open tables."""
     for key, value in override.items():
@@ -104,8 +173,8 @@ def _check_keys(base: dict[str, Any], override: dict[str, Any], origin: str, whe
         if where in OPEN_TABLES:
             continue
         if name not in base:
-            known = ", ".join(sorted(base)) or "(none)"
-            raise UserError(f"{origin}: unknown key {dotted!r}; known keys here: {known}")
+            known = ", ".join(sorted(_kebab(k) for k in base)) or "(none)"
+            raise UserError(f"{origin}: unknown key {_kebab(dotted)!r}; known keys here: {known}")
         if isinstance(value, dict) and isinstance(base[name], dict):
             _check_keys(base[name], value, origin, dotted)
 
@@ -137,6 +206,7 @@ class Profile:
     sources: tuple[str, ...] = field(default=())
     # where each value was set: dotted key path -> its source (built-in profile, profile file, pyproject)
     origins: dict[tuple[str, ...], str] = field(default_factory=dict, compare=False, repr=False)
+    warnings: tuple[str, ...] = field(default=(), compare=False, repr=False)   # old spellings read
 
     # -- identity -------------------------------------------------------------
     @cached_property
@@ -256,7 +326,7 @@ class Profile:
 
     def method_code_argument(self, method: str) -> tuple[str, int]:
         """(keyword, position) of METHOD's code argument: its own ([builder.methods] `error = { type = "E",
-        code_position = 0 }`; -1: it takes no code positionally), else [builder] code_keyword and code_position.
+        code-position = 0 }`; -1: it takes no code positionally), else [builder] code-keyword and code_position.
         A forbidden method takes its replacement's."""
         methods = self.section("builder").get("methods", {})
         spec = methods.get(method, methods.get(self.forbidden_methods.get(method, ""), ""))
@@ -376,7 +446,7 @@ class Profile:
         """The profile as TOML; with ORIGINS, each value set above the built-in base says where, in a comment."""
         import tomli_w
 
-        text = tomli_w.dumps(self.data)
+        text = tomli_w.dumps(_spelt(self.data))
         if not origins or not self.sources:
             return text
         return _annotate(text, self.origins)
@@ -420,7 +490,7 @@ def _validate(data: dict[str, Any], origin: str) -> None:
             raise UserError(f"{origin}: [builder.methods] {method} = {letter!r} is not a type letter {letters}")
     for method, target in data.get("builder", {}).get("forbidden_methods", {}).items():
         if target not in methods:
-            raise UserError(f"{origin}: [builder.forbidden_methods] {method} = {target!r} is not a builder method")
+            raise UserError(f"{origin}: [builder.forbidden-methods] {method} = {target!r} is not a builder method")
     _validate_functions(data, origin, letters)
     _validate_key_types(data, origin)
     _validate_results(data, origin)
@@ -504,7 +574,7 @@ def _validate_key_types(data: dict[str, Any], origin: str) -> None:
     letters = data.get("types", {}).get("letters", [])
     bad = [t for t in builder.get("code_required", []) if t not in letters]
     if bad:
-        raise UserError(f"{origin}: [builder] code_required has unknown type letter(s) {bad}; known: {letters}")
+        raise UserError(f"{origin}: [builder] code-required has unknown type letter(s) {bad}; known: {letters}")
     from .names import Names
 
     methods = set(builder.get("methods", {})) | set(builder.get("forbidden_methods", {}))
@@ -514,7 +584,7 @@ def _validate_key_types(data: dict[str, Any], origin: str) -> None:
         raise UserError(f"{origin}: [builder.functions] {', '.join(functions.key(m) or m for m in clash)} is also "
                         f"a builder method name ({', '.join(clash)}); a name is either a function or a method")
     for where, names in (("[builder.functions]", builder.get("functions", {})),
-                         ("[builder] reply_classes", builder.get("reply_classes", [])),
+                         ("[builder] reply-classes", builder.get("reply_classes", [])),
                          ("[result] builders", data.get("result", {}).get("builders", []))):
         broad = [n for n in names if isinstance(n, str) and Names([n]).matches_anything()]
         if broad:
@@ -537,7 +607,7 @@ def _validate_results(data: dict[str, Any], origin: str) -> None:
             raise UserError(f"{origin}: [result.ranges] {key} must be [low, high], two numbers with low <= high")
     for old, new in result.get("key_aliases", {}).items():
         if not isinstance(new, str) or old.rpartition(".")[0] != new.rpartition(".")[0] or old == new:
-            raise UserError(f"{origin}: [result.key_aliases] {old} = {new!r} must name another key of the same "
+            raise UserError(f"{origin}: [result.key-aliases] {old} = {new!r} must name another key of the same "
                             "parent (a dotted string)")
     for name, helper in result.get("helpers", {}).items():
         where = f"result.helpers.{name}"
@@ -612,11 +682,11 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
     for key, value in api.items():
         if key == "imports":
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise UserError(f"{origin}: [migrate.reply_api] imports must be a list of import statements")
+                raise UserError(f"{origin}: [migrate.reply-api] imports must be a list of import statements")
         elif not isinstance(value, str):
-            raise UserError(f"{origin}: [migrate.reply_api] {key} must be a call template (a string)")
+            raise UserError(f"{origin}: [migrate.reply-api] {key} must be a call template (a string)")
         elif value and key not in letters:
-            raise UserError(f"{origin}: [migrate.reply_api] {key} is not a type letter {letters}")
+            raise UserError(f"{origin}: [migrate.reply-api] {key} is not a type letter {letters}")
     wanted = {("except_to_error", "code"): "E", ("dict_returns", "success_code"): "S",
               ("dict_returns", "invalid_code"): "I", ("dict_returns", "error_code"): "E"}
     for (table, key), letter in wanted.items():
@@ -638,7 +708,7 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise UserError(f"{origin}: [migrate] {key} must be a list of strings")
     if not isinstance(migrate.get("legacy_wrap", False), bool):
-        raise UserError(f"{origin}: [migrate] legacy_wrap must be true or false")
+        raise UserError(f"{origin}: [migrate] legacy-wrap must be true or false")
     wrapper = migrate.get("wrapper", "auto")
     if wrapper not in WRAPPER_BEHAVIOURS:
         raise UserError(f"{origin}: [migrate] wrapper = {wrapper!r} must be one of {list(WRAPPER_BEHAVIOURS)}")
@@ -653,7 +723,7 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
             try:
                 re.compile(pattern)
             except re.error as exc:
-                raise UserError(f"{origin}: [migrate.dict_returns] {key}: {pattern!r} is not a regular expression "
+                raise UserError(f"{origin}: [migrate.dict-returns] {key}: {pattern!r} is not a regular expression "
                                 f"({exc})") from None
     codes = migrate.get("codes", {})
     _expect(codes, "migrate.codes", origin, tables=("area_words",))
@@ -679,7 +749,7 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
                              or letters and not set(codes[key]) <= set(letters)):
             raise UserError(f"{origin}: [migrate.codes] {key} must be a list of type letters (of {letters})")
     if "mark_fallback" in codes and not isinstance(codes["mark_fallback"], bool):
-        raise UserError(f"{origin}: [migrate.codes] mark_fallback must be true or false")
+        raise UserError(f"{origin}: [migrate.codes] mark-fallback must be true or false")
     concepts = codes.get("concepts", {})
     if not isinstance(concepts, dict):
         raise UserError(f"{origin}: [migrate.codes.concepts] must be a table")
@@ -697,7 +767,7 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
                                 f"expression ({exc})") from None
     helper = migrate.get("dict_returns", {}).get("helper")
     if helper is not None and not str(helper).isidentifier():
-        raise UserError(f"{origin}: [migrate.dict_returns] helper = {helper!r} must be a Python name")
+        raise UserError(f"{origin}: [migrate.dict-returns] helper = {helper!r} must be a Python name")
 
 
 Origins = dict[tuple[str, ...], str]
@@ -718,6 +788,7 @@ def _leaves(data: dict[str, Any], source: str, path: tuple[str, ...] = ()) -> Or
 
 def _annotate(text: str, origins: Origins) -> str:
     """TEXT (tomli_w's TOML) with `# from SOURCE` after every key whose value no built-in profile set."""
+    origins = {tuple(part.replace("-", "_") for part in path): source for path, source in origins.items()}
     lines, table = [], ()
     key_line = re.compile(r'^("(?:[^"\\]|\\.)*"|[A-Za-z0-9_-]+) = ')
     for line in text.splitlines():
@@ -732,17 +803,17 @@ def _annotate(text: str, origins: Origins) -> str:
             if found:
                 key = found.group(1)
                 key = json.loads(key) if key.startswith('"') else key
-                source = origins.get((*table, key))
+                source = origins.get(tuple(part.replace("-", "_") for part in (*table, key)))
                 if source and not source.startswith("built-in profile"):
                     line = f"{line}  # from {source}"
         lines.append(line)
     return "\n".join(lines) + "\n"
 
 
-def _resolve_base(spec: str, relative_to: Path | None,
-                  seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], str, Origins]:
+def _resolve_base(spec: str, relative_to: Path | None, seen: tuple[str, ...] = (),
+                  notes: list[str] | None = None) -> tuple[dict[str, Any], str, Origins]:
     """A profile named by a built-in name or a path to a TOML file (which may extend another), and where each of
-    its values was set."""
+    its values was set; NOTES gets the old spellings the files use."""
     looks_like_path = spec.endswith(".toml") or "/" in spec or "\\" in spec
     if not looks_like_path:
         data = _load_builtin(spec)
@@ -761,8 +832,9 @@ def _resolve_base(spec: str, relative_to: Path | None,
         parent = parent or raw.pop("profile")
     if not isinstance(parent or DEFAULT_PROFILE, str):
         raise UserError(f"profile file {str(path)!r}: `extends` must name a profile")
-    base, _, origins = _resolve_base(parent or DEFAULT_PROFILE, path.parent, seen)
+    base, _, origins = _resolve_base(parent or DEFAULT_PROFILE, path.parent, seen, notes)
     origin = f"profile file {str(path)!r}"
+    raw = _normalize(raw, origin, notes)
     _check_keys(base, raw, origin)
     return merge(base, raw), str(path), {**origins, **_leaves(raw, str(path))}
 
@@ -812,7 +884,8 @@ def with_excludes(profile: "Profile", exclude: list[str] | None, extend: list[st
     current = list(exclude) if exclude else list(scan.get("exclude", []))
     scan["exclude"] = current + [p for p in extend or [] if p not in current]
     origins = {**profile.origins, ("scan", "exclude"): "--exclude" if exclude else "--extend-exclude"}
-    return Profile(name=profile.name, data=data, sources=(*profile.sources, "the command line"), origins=origins)
+    return Profile(name=profile.name, data=data, sources=(*profile.sources, "the command line"), origins=origins,
+                   warnings=profile.warnings)
 
 
 def _has_table(text: str) -> bool:
@@ -882,16 +955,22 @@ def load_profile(spec: str | None = None, root: Path | None = None, pyproject_te
     if not isinstance(base_spec, str):
         raise UserError(f"{pyproject}: [tool.reply-audit] profile must be a string")
     relative = pyproject.parent if (pyproject and not spec) else None
-    data, origin, origins = _resolve_base(base_spec, relative)
+    notes: list[str] = []
+    data, origin, origins = _resolve_base(base_spec, relative, notes=notes)
     sources.append(origin)
     if table:
         overrides = {k: v for k, v in table.items() if k not in META_KEYS}
         if overrides:
             where = f"{pyproject} [tool.reply-audit]"
+            overrides = _normalize(overrides, str(pyproject), notes)
             _check_keys(data, overrides, where)
             data = merge(data, overrides)
             sources.append(str(pyproject))
             origins.update(_leaves(overrides, str(pyproject)))
     name = data.get("profile", {}).get("name", base_spec)
-    _validate(data, " + ".join(sources))
-    return Profile(name=name, data=data, sources=tuple(sources), origins=origins)
+    try:
+        _validate(data, " + ".join(sources))
+    except UserError as exc:
+        raise UserError(_spell_message(exc.message, data)) from None
+    return Profile(name=name, data=data, sources=tuple(sources), origins=origins,
+                   warnings=tuple(dict.fromkeys(notes)))

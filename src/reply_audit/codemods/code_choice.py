@@ -339,7 +339,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
         return CodeChoice(fallback, "medium", (
             f"no domain named: neither the names, the message nor a legacy code point to any area but the "
             f"fallback's, and no registered text says what the message says, so the site gets the fallback code "
-            f"of its type ([migrate.dict_returns]); {undecided}",), top, by_default=True, fallback=True)
+            f"of its type ([migrate.dict-returns]); {undecided}",), top, by_default=True, fallback=True)
     if domain:
         undecided += f"; {domain}"
     elif close:
@@ -374,7 +374,7 @@ def _with_singulars(found: list[str]) -> set[str]:
 
 
 def _fallback(letter: str, ctx) -> str | None:
-    """The profile's code for a reply of type LETTER that concerns no domain ([migrate.dict_returns] success_code,
+    """The profile's code for a reply of type LETTER that concerns no domain ([migrate.dict-returns] success-code,
     invalid_code, error_code), when it is registered and compliant."""
     profile = ctx.profile
     method = profile.method_for_type(letter)
@@ -392,7 +392,7 @@ _FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "to", "for", "and", "or", "
 def _is_generic(code: str, text: str, profile, area_words: dict[str, set[str]], generic_words: frozenset[str]) \
         -> bool:
     """Does CODE's registry TEXT (message key and description) say nothing but its AREA and generic words
-    ([migrate.codes] generic_words: ok, complete, error, failed …)? `DB_OP_OK` "Database operation complete" does;
+    ([migrate.codes] generic-words: ok, complete, error, failed …)? `DB_OP_OK` "Database operation complete" does;
     `BOOK_ADDED` "Book added", `DB_IN_USE` "Database in use" and `RESTORE_FAILED` (in area RES) do not. Every word
     counts but a few function words (`of`, `the`): `in` and `use` say something here."""
     area = (profile.parse_code(code).area or "").lower()

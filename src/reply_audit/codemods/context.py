@@ -113,7 +113,7 @@ class PlanContext:
 
     @cached_property
     def primary_builder(self) -> str | None:
-        """The class `dict-returns` constructs: [migrate] builder_class, or the canonical builder found."""
+        """The class `dict-returns` constructs: [migrate] builder-class, or the canonical builder found."""
         configured = str(self.profile.migrate_value("builder_class", "") or "")
         if configured:
             return configured

@@ -336,14 +336,14 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
     else:
         builder = ctx.primary_builder
         if builder is None:
-            return Skip("no builder to construct: set [migrate] builder_class (the scan found none, or several)")
+            return Skip("no builder to construct: set [migrate] builder-class (the scan found none, or several)")
         fact = ctx.builder_fact(builder)
         if fact is None:
             if isinstance(reply_api.definition(builder, ctx), Skip):
                 return Skip(f"{builder} is not defined in the scanned tree (or defined twice): its constructor and "
                             "methods cannot be checked, so no call to it is written")
             return Skip(f"{builder} is no builder class (it defines no builder methods): name the project's own "
-                        "reply API in [migrate.reply_api] instead of [migrate] builder_class")
+                        "reply API in [migrate.reply-api] instead of [migrate] builder-class")
     typed = ctx.handler_fact(handler)
     annotation = typed.annotation if typed is not None else None
     helper = str(profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
@@ -420,7 +420,7 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         data_keyword=str(profile.migrate_value("data_keyword", "data")), setup=setup_lines, returns=plans,
         decorator=decorator, after=registration, annotation=new_annotation, helper=helper, unwrap_legacy=not left,
         api=api, letters={m: t for m, t in profile.builder_methods.items()})
-    parts = [f"{len(plans)} return(s) -> " + (f"{name} calls" if api is None else "the [migrate.reply_api] calls")]
+    parts = [f"{len(plans)} return(s) -> " + (f"{name} calls" if api is None else "the [migrate.reply-api] calls")]
     if decorator:
         parts.append(f"@{decorator}")
     if new_annotation:
@@ -434,7 +434,7 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
     return HandlerPlan(edit=edit, left=left)
 
 
-RUNTIME_WITH_API = ("its value is known only at run time, and the project's reply API ([migrate.reply_api]) has no "
+RUNTIME_WITH_API = ("its value is known only at run time, and the project's reply API ([migrate.reply-api]) has no "
                     "run-time classifier: convert it by hand")
 
 
@@ -542,7 +542,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
     method = profile.method_for_type(letter)
     if method is None or method not in fact.methods:
         if fact.kind == "api":
-            return Skip(f"[migrate.reply_api] has no template for a reply of type {letter}")
+            return Skip(f"[migrate.reply-api] has no template for a reply of type {letter}")
         return Skip(f"{fact.name} has no builder method for a reply of type {letter}")
     problem = _call_problem(fact, method, ctx)
     if problem:
@@ -659,7 +659,7 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
         if found is None and letter == "E" and ret is not None and ret.get("except_kind") in ("broad", "bare") \
                 and broad:
             found = CodeChoice(broad, "medium", (f"caught by a {ret['except_kind']} except: the profile's code for "
-                                                 "that ([migrate.except_to_error] code)",), by_default=True)
+                                                 "that ([migrate.except-to-error] code)",), by_default=True)
         if found is None:
             owners = list(profile.migrate_value("remap.D", []) or []) if letter == "D" else None
             found = rank(letter, ret, handler, ctx, owners, siblings)
@@ -669,9 +669,9 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
                 c for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.type == "D"
                 and (not owners or p.layer in owners))), "")
         origin = f"[tools.{handler['name']}] {method}" if mapped and found.code == mapped \
-            else f"[migrate.dict_returns] {method}_code"
+            else f"[migrate.dict-returns] {method}-code"
         if not code:
-            return Skip(f"no code for {method}(): set [migrate.dict_returns] {method}_code or a [tools."
+            return Skip(f"no code for {method}(): set [migrate.dict-returns] {method}-code or a [tools."
                         f"{handler['name']}] entry in a mapping file")
     parts = profile.parse_code(code)
     if parts is None or not _of_type(parts, letter, profile):
@@ -765,7 +765,7 @@ def _call_problem(fact, method: str, ctx) -> str | None:
     if not sig.params and not sig.var_positional:
         return f"{fact.name}.{method}() takes no positional code argument"
     if not sig.accepts(keyword):
-        return f"{fact.name}.{method}() takes no {keyword}= argument: set [migrate] data_keyword"
+        return f"{fact.name}.{method}() takes no {keyword}= argument: set [migrate] data-keyword"
     missing = [p for p in sig.required[1:] if p != keyword]
     if missing:
         return f"{fact.name}.{method}() also requires {', '.join(missing)}, which the rewrite cannot supply"
@@ -818,16 +818,16 @@ def safety_decoration(handler: dict[str, Any], ctx) -> tuple[str, list[str]] | S
     found = ctx.imports.statement_for(root, handler["path"])
     if found is None:
         return Skip(f"no import of {root} is known for {handler['path']}: define the wrapper, or set "
-                    "[migrate] safety_imports")
+                    "[migrate] safety-imports")
     return safety, [found]
 
 
 def _helper_clash(helper: str, handler: dict[str, Any], ctx) -> str | None:
     facts = ctx.files[handler["path"]]
     if helper in facts.bound_names and helper not in facts.functions:
-        return f"{helper!r} already names something else in {handler['path']}: set [migrate.dict_returns] helper"
+        return f"{helper!r} already names something else in {handler['path']}: set [migrate.dict-returns] helper"
     if helper in handler.get("local_names", []):
-        return f"{helper!r} is a local name in {handler['name']}: set [migrate.dict_returns] helper"
+        return f"{helper!r} is a local name in {handler['name']}: set [migrate.dict-returns] helper"
     return None
 
 
@@ -836,7 +836,7 @@ _TOOL = "\x00tool\x00"
 
 
 def legacy_wrap(handler: dict[str, Any], ctx) -> tuple[dict[str, str], list[str]] | Skip:
-    """([migrate] legacy_wrap, plan 001's phase-1 auto-wrap under a wrapper that rejects raw results) the
+    """([migrate] legacy-wrap, plan 001's phase-1 auto-wrap under a wrapper that rejects raw results) the
     module-level functions and imports that let HANDLER be wrapped before its returns are converted: a
     decorator below the wrapper that turns a raw dict into a reply, classified by its own keys."""
     typed = ctx.handler_fact(handler)
@@ -845,24 +845,24 @@ def legacy_wrap(handler: dict[str, Any], ctx) -> tuple[dict[str, str], list[str]
     builder = ctx.primary_builder
     fact = ctx.builder_fact(builder) if builder else None
     if fact is None:
-        return Skip("the legacy auto-wrap needs a builder defined in the scanned tree: set [migrate] builder_class")
+        return Skip("the legacy auto-wrap needs a builder defined in the scanned tree: set [migrate] builder-class")
     name = str(ctx.profile.migrate_value("builder_name", "rb"))
     try:
         setup = [t.format(name=name, builder=builder, tool=_TOOL) for t in
                  ctx.profile.migrate_value("builder_setup", [])]
     except (KeyError, IndexError, ValueError) as exc:
-        return Skip(f"[migrate] builder_setup is not a valid template: {exc}")
+        return Skip(f"[migrate] builder-setup is not a valid template: {exc}")
     dynamic = []
     for line in setup:
         line = line.replace(f'"{_TOOL}"', "func.__name__").replace(f"'{_TOOL}'", "func.__name__")
         if _TOOL in line:
-            return Skip("[migrate] builder_setup uses {tool} outside quotes: the legacy auto-wrap cannot name the "
+            return Skip("[migrate] builder-setup uses {tool} outside quotes: the legacy auto-wrap cannot name the "
                         "tool at run time")
         dynamic.append(line)
     try:
         free, _ = names_of(dynamic)
     except SyntaxError as exc:
-        return Skip(f"[migrate] builder_setup is not valid Python: {exc}")
+        return Skip(f"[migrate] builder-setup is not valid Python: {exc}")
     problem = constructor_problem(dynamic, builder, fact)
     if problem:
         return Skip(problem)
@@ -872,7 +872,7 @@ def legacy_wrap(handler: dict[str, Any], ctx) -> tuple[dict[str, str], list[str]
         method = ctx.profile.method_for_type(letter)
         code = str(ctx.profile.migrate_value(f"dict_returns.{method}_code", "") or "")
         if method is None or method not in fact.methods or not code or not ctx.registered(code):
-            return Skip(f"the legacy auto-wrap needs a registered [migrate.dict_returns] {method}_code")
+            return Skip(f"the legacy auto-wrap needs a registered [migrate.dict-returns] {method}-code")
         problem = _call_problem(fact, method, ctx)
         if problem:
             return Skip(problem)
@@ -1008,18 +1008,18 @@ def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str
         setup = [t.format(name=name, builder=builder, tool=handler["name"]) for t in templates]
         free, binds = names_of(setup)
     except (KeyError, IndexError, ValueError, SyntaxError) as exc:
-        return Skip(f"[migrate] builder_setup is not a valid template: {exc}")
+        return Skip(f"[migrate] builder-setup is not a valid template: {exc}")
     problem = constructor_problem(setup, builder, fact)
     if problem:
         return Skip(problem)
     taken = sorted((binds | set(free)) & set(handler.get("local_names", [])))
     if taken:
         return Skip(f"{', '.join(map(repr, taken))} already names something else in {handler['name']}: "
-                    "set [migrate] builder_name / builder_setup")
+                    "set [migrate] builder-name / builder-setup")
     shadowed = sorted(binds & set(ctx.files[handler["path"]].bound_names))
     if shadowed:
         return Skip(f"{', '.join(map(repr, shadowed))} is a module-level name in {handler['path']} that the "
-                    "builder would shadow: set [migrate] builder_name / builder_setup")
+                    "builder would shadow: set [migrate] builder-name / builder-setup")
     configured = list(ctx.profile.migrate_value("builder_imports", []) or [])
     if configured:
         return setup, configured
@@ -1029,7 +1029,7 @@ def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str
             continue
         found = ctx.imports.statement_for(needed, handler["path"])
         if found is None:
-            return Skip(f"no import of {needed} is known for {handler['path']}: set [migrate] builder_imports")
+            return Skip(f"no import of {needed} is known for {handler['path']}: set [migrate] builder-imports")
         imports.append(found)
     return setup, imports
 
@@ -1043,20 +1043,20 @@ def constructor_problem(setup: list[str], builder: str, fact) -> str | None:
             if not (isinstance(node, ast.Call) and last_name(node.func) == builder):
                 continue
             if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-                return f"[migrate] builder_setup passes *args/**kwargs to {builder}(): it cannot be checked"
+                return f"[migrate] builder-setup passes *args/**kwargs to {builder}(): it cannot be checked"
             params = sig.params if sig is not None else []
             if len(node.args) > len(params) and not (sig is not None and sig.var_positional):
-                return f"{builder}() takes {len(params)} positional argument(s); [migrate] builder_setup passes " \
+                return f"{builder}() takes {len(params)} positional argument(s); [migrate] builder-setup passes " \
                        f"{len(node.args)}"
             covered = set(params[:len(node.args)]) | {k.arg for k in node.keywords}
             unknown = [k.arg for k in node.keywords if k.arg not in params
                        and not (sig is not None and (k.arg in sig.keyword_only or sig.var_keyword))]
             if unknown:
-                return f"{builder}() takes no argument {unknown[0]!r}: set [migrate] builder_setup"
+                return f"{builder}() takes no argument {unknown[0]!r}: set [migrate] builder-setup"
             missing = [p for p in (sig.required if sig is not None else []) if p not in covered]
             if missing:
-                return f"{builder}() requires {', '.join(missing)}, which [migrate] builder_setup does not pass: " \
-                       "set [migrate] builder_setup"
+                return f"{builder}() requires {', '.join(missing)}, which [migrate] builder-setup does not pass: " \
+                       "set [migrate] builder-setup"
     return None
 
 

@@ -65,7 +65,7 @@ class DictReturnsCodemod(Codemod):
     order = 70
     fixes = ("RA306",)
     doc = ("Plan 001 phase 3 (strict mode): a handler that returns raw dicts (RA306) is converted onto replies, "
-           "the whole handler in one edit. A dict literal whose flags ([migrate.dict_returns] success_flags), error "
+           "the whole handler in one edit. A dict literal whose flags ([migrate.dict-returns] success-flags), error "
            "keys (error_keys) and status (status_keys, failure_values) are literals is decided now: Success, or a "
            "failure (a dict returned from an `except` with no flag saying True is one too), and a failure is "
            "never written as a Success. A refusal by policy (denied_flags, decision_keys, denied_patterns) is "
@@ -76,7 +76,7 @@ class DictReturnsCodemod(Codemod):
            "it is, or maps (LEGACY_TO_CANONICAL, mapping files) to, a registered code of that TYPE, and otherwise "
            "moves to `legacy_code` in data: the payload never carries a second `code`. Any other dict (through a "
            "variable, from a helper, with a flag computed at run time, or any value of a handler annotated "
-           "`-> dict`) goes through `_reply_from_legacy` ([migrate.dict_returns] helper), written once per module, "
+           "`-> dict`) goes through `_reply_from_legacy` ([migrate.dict-returns] helper), written once per module, "
            "which classifies the result at run time by the same keys. The code is the dict's own (or mapped) code, "
            "else the handler's [tools.HANDLER] entry in a mapping file, else the registered code the evidence "
            "chooses ([migrate.codes], docs/migrate.md); a site whose names and message point to no area gets "
@@ -90,7 +90,7 @@ class DictReturnsCodemod(Codemod):
            "it is converted only when every one of its returns becomes a reply; otherwise it is reported.")
     examples = [Example(
         before={"replies.py": _REPLY, "safety.py": _SAFETY,
-                "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_imports = ["from safety import ReplyBuilder"]\n',
+                "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder-imports = ["from safety import ReplyBuilder"]\n',
                 "server.py": '''
 from replies import Reply
 from safety import ReplyBuilder, mcp_safe_tool
@@ -190,13 +190,13 @@ def notes_stats() -> Reply:
     return _reply_from_legacy(stats, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")  # reply-audit: default-code
 '''},
         note="the wrapper turns raw results into Errors, so each handler is wrapped and converted in one edit; the "
-             "legacy code NOTES-Q-I-001 maps to WA-RES-I-001; a broad except's Error takes [migrate.except_to_error] "
+             "legacy code NOTES-Q-I-001 maps to WA-RES-I-001; a broad except's Error takes [migrate.except-to-error] "
              "code; a search's Success the only Success code of READ; a dict built in a variable is classified at run time: "
              "notes_stats names no domain, so it gets the fallback codes, marked because the failure's type is "
              "known only at run time",
     ), Example(
         before={"replies.py": _REPLY, "safety.py": _SAFETY,
-                "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder_imports = ["from safety import ReplyBuilder"]\n',
+                "pyproject.toml": '[tool.reply-audit.migrate]\nbuilder-imports = ["from safety import ReplyBuilder"]\n',
                 "server.py": '''
 from safety import mcp_safe_tool
 

@@ -13,7 +13,7 @@ class ExceptToError(Codemod):
     order = 50
     fixes = ("RA304",)
     doc = ("In an `except Exception` or bare `except` (RA304), an Invalid reply becomes an Error reply with the "
-           "code [migrate.except_to_error] code (MCP-SYS-E-001 by default): the method is renamed to the one that "
+           "code [migrate.except-to-error] code (MCP-SYS-E-001 by default): the method is renamed to the one that "
            "builds E and the code argument replaced, keeping the payload. A code given as a registry reference "
            "(`Codes.X.code`) is replaced by the same registry's reference when it defines the new code. The code "
            "must be registered when the tree has a canonical registry; a builder without an error method is "
@@ -54,9 +54,9 @@ def notes_write(rb: ReplyBuilder, store, path, text):
         method = profile.method_for_type("E")
         code = str(profile.migrate_value("except_to_error.code", "") or "")
         if method is None or not code:
-            return Skip("the profile names no Error method or no [migrate.except_to_error] code")
+            return Skip("the profile names no Error method or no [migrate.except-to-error] code")
         if not ctx.registered(code):
-            return Skip(f"{code} ([migrate.except_to_error] code) is not in the canonical registry")
+            return Skip(f"{code} ([migrate.except-to-error] code) is not in the canonical registry")
         if not ctx.builder_has(call, method):
             return Skip(f"{call['builder']} has no {method}()")
         if profile.method_code_argument(call["method"]) != profile.method_code_argument(method):

@@ -20,7 +20,7 @@ class ForbiddenMethods(Codemod):
     order = 40
     fixes = ("RA203",)
     doc = ("Renames calls of the forbidden builder methods (RA203) to the canonical ones their profile names "
-           "([builder.forbidden_methods]: info and warn become success, fail becomes error). A literal code "
+           "([builder.forbidden-methods]: info and warn become success, fail becomes error). A literal code "
            "whose TYPE letter no longer fits is changed to the code with the new letter only when the canonical "
            "registry defines it (WA-READ-I-002 -> WA-READ-S-002); otherwise the code is kept and RA302 reports "
            "it. A call whose builder lacks the target method is reported instead.")

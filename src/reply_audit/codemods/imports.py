@@ -17,7 +17,7 @@ A relative import is never proposed for a file that runs as a script (it has
 an `if __name__ == "__main__":` block): started as `python server.py`, it has no
 package, and the import would fail. Such a file gets an absolute import or none.
 
-Configured statements ([migrate] builder_imports, safety_imports) take
+Configured statements ([migrate] builder-imports, safety-imports) take
 precedence over all of these; the codemods handle that.
 """
 

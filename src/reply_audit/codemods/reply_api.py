@@ -1,6 +1,6 @@
 """The project's own reply API, for codebases with no builder object: one call template per reply type.
 
-`[migrate.reply_api]` gives, for each TYPE letter, the call dict-returns writes instead of `rb.<method>(…)`:
+`[migrate.reply-api]` gives, for each TYPE letter, the call dict-returns writes instead of `rb.<method>(…)`:
 
     S = "MCPResponse(success=True, message={message}, data={data})"
     I = "MCPResponse(success=False, error={message}, error_code={code}, data={data})"
@@ -54,7 +54,7 @@ class ReplyAPI:
 
     @property
     def label(self) -> str:
-        return "[migrate.reply_api]"
+        return "[migrate.reply-api]"
 
     def builder_fact(self, method_for_type) -> BuilderFact:
         """The API as the builder the conversion plans against: one method per templated type, whose signature
@@ -140,9 +140,9 @@ def _load(ctx) -> ReplyAPI | Skip | None:
         try:
             node = cst.parse_expression(text)
         except cst.ParserSyntaxError:
-            return Skip(f"[migrate.reply_api] {letter} is not a Python call: {text!r}")
+            return Skip(f"[migrate.reply-api] {letter} is not a Python call: {text!r}")
         if not isinstance(node, cst.Call):
-            return Skip(f"[migrate.reply_api] {letter} is not a call: {text!r}")
+            return Skip(f"[migrate.reply-api] {letter} is not a call: {text!r}")
         fills: dict[str, str] = {}
         for i, arg in enumerate(node.args):
             name = _placeholder(arg.value)
@@ -150,15 +150,15 @@ def _load(ctx) -> ReplyAPI | Skip | None:
                 fills[name] = arg.keyword.value if arg.keyword is not None else f"#{i}"
         nested = _nested_placeholders(node)
         if nested:
-            return Skip(f"[migrate.reply_api] {letter}: {{{nested}}} must be an argument of the call itself, not "
+            return Skip(f"[migrate.reply-api] {letter}: {{{nested}}} must be an argument of the call itself, not "
                         f"inside another expression: {text!r}")
         if fills.get("message", "").startswith("#"):
-            return Skip(f"[migrate.reply_api] {letter}: pass {{message}} by keyword (`message={{message}}`): a return "
+            return Skip(f"[migrate.reply-api] {letter}: pass {{message}} by keyword (`message={{message}}`): a return "
                         "without a message leaves it out, and the arguments after it would shift")
         if "data" not in fills:
-            return Skip(f"[migrate.reply_api] {letter} has no {{data}}: the dict's other keys would be lost")
+            return Skip(f"[migrate.reply-api] {letter} has no {{data}}: the dict's other keys would be lost")
         if "code" not in fills and letter in ctx.profile.code_required_types:
-            return Skip(f"[migrate.reply_api] {letter} has no {{code}}, but [builder] code_required asks replies of "
+            return Skip(f"[migrate.reply-api] {letter} has no {{code}}, but [builder] code-required asks replies of "
                         f"type {letter} for one")
         keywords = tuple(a.keyword.value for a in node.args if a.keyword is not None)
         templates[letter] = ReplyTemplate(letter, text, _dotted(node.func), fills, keywords)
@@ -167,8 +167,8 @@ def _load(ctx) -> ReplyAPI | Skip | None:
     replies = Names([*ctx.profile.builder_functions, *ctx.profile.builder_list("reply_classes")])
     unknown = sorted(t.callee for t in templates.values() if t.callee not in replies)
     if unknown:   # else the scan would still report every converted return as no reply (RA306)
-        return Skip(f"[migrate.reply_api] calls {', '.join(unknown)}, which the scan does not count as a reply: "
-                    "declare it in [builder.functions] (or [builder] reply_classes) first")
+        return Skip(f"[migrate.reply-api] calls {', '.join(unknown)}, which the scan does not count as a reply: "
+                    "declare it in [builder.functions] (or [builder] reply-classes) first")
     signatures: dict[str, Signature] = {}
     returns: dict[str, str | None] = {}
     for callee in sorted({t.callee for t in templates.values()}):
@@ -179,7 +179,7 @@ def _load(ctx) -> ReplyAPI | Skip | None:
     for template in templates.values():
         problem = _misfit(template, signatures[template.callee])
         if problem:
-            return Skip(f"[migrate.reply_api] {template.letter}: {problem}")
+            return Skip(f"[migrate.reply-api] {template.letter}: {problem}")
     return ReplyAPI(templates, signatures, returns, list(section.get("imports", []) or []))
 
 
@@ -244,7 +244,7 @@ def definition(callee: str, ctx) -> tuple[Signature, str | None] | Skip:
                   if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == head]
     if len(found) != 1:
         return Skip(f"{head} is {'not defined' if not found else 'defined more than once'} in the scanned tree: "
-                    "the [migrate.reply_api] templates cannot be checked against it, so nothing is written")
+                    "the [migrate.reply-api] templates cannot be checked against it, so nothing is written")
     path, node = found[0]
     if attr:
         method = next((m for m in getattr(node, "body", []) if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))

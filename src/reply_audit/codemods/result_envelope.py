@@ -268,7 +268,7 @@ registry.register_action("ping", ping)
         failed = _failed(ret, shape, profile)
         error_object = str(profile.migrate_value("result.error_object", "") or "")
         if failed and not error_object and not _has_error(shape, error_key):
-            return Skip(f"the result failed ({failed}) but has no error, and [migrate.result] error_object is not "
+            return Skip(f"the result failed ({failed}) but has no error, and [migrate.result] error-object is not "
                         "set: it would read as a success")
         return WrapResult(codemod=self.name, path=handler["path"], spans=[span],
                           description=f"{handler['name']}: a raw dict -> the result envelope",

@@ -40,7 +40,7 @@ class SafetyWrapper(Codemod):
     fixes = ("RA308",)
     doc = ("Plan 001 phase 1: every tool handler without the safety decorator (RA308) gets it, directly below "
            "its registration decorator as the spec's usage shows (`@mcp.tool()` then `@mcp_safe_tool`), and the "
-           "file gets its import: [migrate] safety_imports, or an import of the decorator found elsewhere in the "
+           "file gets its import: [migrate] safety-imports, or an import of the decorator found elsewhere in the "
            "tree. With neither, the handler is reported: the wrapper must exist before handlers can use it.")
     examples = [Example(
         before={"safety.py": _SAFETY, "__init__.py": "", "server.py": '''
@@ -98,7 +98,7 @@ def notes_list() -> dict:
             if not ctx.profile.migrate_value("legacy_wrap", False):
                 return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}, and {len(raw)} return(s) of "
                             f"{handler['name']} are not replies yet (line {raw[0]['line']}): it is wrapped together "
-                            "with their conversion (dict-returns, phase 3), or under [migrate] legacy_wrap")
+                            "with their conversion (dict-returns, phase 3), or under [migrate] legacy-wrap")
             legacy = legacy_wrap(handler, ctx)
             if isinstance(legacy, Skip):
                 return legacy

@@ -1,6 +1,6 @@
 """Recognising builder classes and what they enforce.
 
-A builder is a class with at least `[builder] min_methods` canonical builder
+A builder is a class with at least `[builder] min-methods` canonical builder
 methods (a logger's `info`/`error`/`warn` is not a builder); its forbidden
 methods are recorded beside them. Instance methods make a `builder`; classmethods or
 staticmethods only (a Reply class with factories) make a `factory`. For each we

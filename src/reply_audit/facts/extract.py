@@ -1419,7 +1419,7 @@ class FactsExtractor:
 
     def _dispatch_branches(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """`if name == "search": return await handle_search(args)` (an if/elif chain or a `match` on a name, in a
-        [handlers] dispatch_functions function): the branch's returned call is a handler registered under the
+        [handlers] dispatch-functions function): the branch's returned call is a handler registered under the
         literal name. A branch that returns no call registers nothing."""
         params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)} - {"self", "cls"}
         stack = list(node.body)   # the function's own statements, and the elif/else of its chains: never a test

@@ -199,7 +199,7 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
             1 for c in inv.legacy_codes if c["class"] not in ("mapped", "identical", "retired"))),
         "handlers-return-replies": lambda: Tally(len(returns), unknown=len(opaque),
                                                  na="" if handlers else "no handler found"),
-        "handlers-wrapped": lambda: Tally(len(handlers), na="the check is off ([handlers] safety_decorator = \"\")"
+        "handlers-wrapped": lambda: Tally(len(handlers), na="the check is off ([handlers] safety-decorator = \"\")"
                                           if not safety else ("" if handlers else "no handler found")),
         "layer-emits": lambda: Tally(len(literals), na=no_layer or (no_registry if not literals else "")),
         "specific-codes": lambda: Tally(len(coded)),

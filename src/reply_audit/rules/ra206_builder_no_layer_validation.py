@@ -14,7 +14,7 @@ class BuilderNoLayerValidation(Rule):
     spec = "spec 000 §4, §9"
     doc = ("The builder is where layer ownership is enforced at runtime: a WA code may not be Denied, an EN code "
            "may not be Invalid. A builder that passes codes through unchecked lets a forbidden reply onto the "
-           "wire. Detected by a reference to a validator named in the profile ([builder] layer_validators) or an "
+           "wire. Detected by a reference to a validator named in the profile ([builder] layer-validators) or an "
            "explicit layer-and-type test; not when the validator is passed the reply type and never reads it (it "
            "can then only check the code against itself: `rb.denied(\"WA-RES-I-001\")` passes). Fix: validate "
            "every code (format and ownership) against the reply being built.")

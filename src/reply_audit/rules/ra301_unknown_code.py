@@ -32,7 +32,7 @@ def f(rb: ReplyBuilder):
     invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-099", {})\n')),
                Example({"pyproject.toml": '[tool.reply-audit.codes]\nenums = ["ErrorCode"]\n'
                                           '[tool.reply-audit.builder.functions]\n'
-                                          'error_response = { type = "E", code_keyword = "error_code" }\n',
+                                          'error_response = { type = "E", code-keyword = "error_code" }\n',
                         "server.py": """
 from enum import Enum
 

@@ -18,7 +18,7 @@ class EmptyStateInvalid(Rule):
            "bad request: it is Success with empty data (`{has_active_contract: false}`, `{results: []}`). "
            "This rule is a heuristic, and it asks the same classifier as `migrate` (so the scan never contradicts "
            "a type migrate wrote with evidence): it looks for an Invalid in a read or status path (the function's "
-           "name, or an enclosing `==`/`in` test, holds one of [classify] read_names) with a message saying "
+           "name, or an enclosing `==`/`in` test, holds one of [classify] read-names) with a message saying "
            "nothing was found (empty_patterns) or under an emptiness test (`not x`, `is None`, `== 0`: "
            "empty_tests, but not an existence or validity check: input_checks). It leaves alone every sign of "
            "bad input, where Invalid is right: a test that reads one of the function's parameters, a message "

@@ -15,7 +15,7 @@ class HandlerNotWrapped(Rule):
     requirement = "handlers-wrapped"
     chunk = "safety-net"
     spec = "spec 000 §11; plan 001 phase 1"
-    doc = ("Every tool handler runs inside the safety wrapper ([handlers] safety_decorator, `@mcp_safe_tool`): it "
+    doc = ("Every tool handler runs inside the safety wrapper ([handlers] safety-decorator, `@mcp_safe_tool`): it "
            "gives each reply its trace id, turns an unhandled exception into an Error reply instead of a crashed "
            "transport, and in phase 1 wraps a legacy raw payload as MCP-SYS-S-900. A handler registered without it "
            "has none of that. Fix: put the decorator directly below the registration decorator "

@@ -12,7 +12,7 @@ class ReplyWithoutCode(Rule):
     requirement = "registered-codes"
     chunk = "call-sites"
     spec = "spec 000 §6 (every reply carries a registry code)"
-    doc = ("Every reply of a type listed in `[builder] code_required` carries a stable code: callers branch on "
+    doc = ("Every reply of a type listed in `[builder] code-required` carries a stable code: callers branch on "
            "codes, never on text. A builder method or builder function ([builder.functions]) called without its "
            "code argument (by keyword or at its position), or with None, yields a reply nothing can branch on. "
            "Fix: pass the registered code (an Enum member, a registry constant or its literal).")

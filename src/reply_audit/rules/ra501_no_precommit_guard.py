@@ -13,7 +13,7 @@ class NoPrecommitGuard(Rule):
     spec = "spec 000 §13"
     doc = ("Linting, pre-commit hooks and runtime guards must enforce the standard. Without a hook, every "
            "invariant here can come back in the next commit. Detected from .pre-commit-config.yaml: a hook "
-           "whose id, name or entry matches the profile's [tooling] guard_patterns. Fix: add the reply-audit "
+           "whose id, name or entry matches the profile's [tooling] guard-patterns. Fix: add the reply-audit "
            "hook (see docs/ci.md) to .pre-commit-config.yaml.")
     valid = [Example({
         "mod.py": "x = 1\n",

@@ -1,4 +1,4 @@
-"""RA601: a handler return without the result envelope ([result] required_keys)."""
+"""RA601: a handler return without the result envelope ([result] required-keys)."""
 
 from ..results import ENVELOPE, HELPER, UNKNOWN, analyse
 from .base import Example, Rule
@@ -21,7 +21,7 @@ class ResultEnvelopeMissing(Rule):
     chunk = "envelope-results"
     spec = "seed 004 §1, §2 (every action result MUST include the envelope)"
     profile = "iar"
-    doc = ("Every return of a registered action is a result with every key of `[result] required_keys` (IAR: "
+    doc = ("Every return of a registered action is a result with every key of `[result] required-keys` (IAR: "
            "error, data, reflection). A raw dict, a dict with only some of them, None or a bare value leaves the "
            "engine to synthesize a minimal envelope (compliance L0). Returns whose value cannot be known "
            "statically (a call to another function) are not reported; they count as unverifiable in the "

@@ -13,7 +13,7 @@ class BareStringError(ResultProblemRule):
     chunk = "error-objects"
     spec = "seed 004 §2, §4 (error: null or Error Object)"
     kinds = ("bare-error",)
-    doc = ("The result's error (`[result] error_key`) is null or an object with `error_object_keys` (IAR: code, "
+    doc = ("The result's error (`[result] error-key`) is null or an object with `error_object_keys` (IAR: code, "
            "message, details). A string such as `str(e)` or an f-string carries no code to branch on and no "
            "details. Fix: {\"code\": \"RES-ERR-ACTN-0001\", \"message\": str(e), \"details\": {...}} "
            "(`migrate --select result-envelope` does it, marking the code for review).")

@@ -1,4 +1,4 @@
-"""RA605: an error object without every key of `[result] error_object_keys`."""
+"""RA605: an error object without every key of `[result] error-object-keys`."""
 
 from ._results_rule import ResultProblemRule
 from .base import Example
@@ -13,7 +13,7 @@ class ErrorObjectIncomplete(ResultProblemRule):
     chunk = "error-objects"
     spec = "seed 004 §4 (Error Object: code, message, details)"
     kinds = ("error-object",)
-    doc = ("A literal error object carries every key of `[result] error_object_keys` (IAR: code, message, "
+    doc = ("A literal error object carries every key of `[result] error-object-keys` (IAR: code, message, "
            "details), so consumers can read them without guarding each one. Fix: add the missing keys "
            "(details may be {}).")
     valid = [Example(IAR)]

@@ -1,4 +1,4 @@
-"""RA606: a literal reflection without every key of `[result] required_nested`."""
+"""RA606: a literal reflection without every key of `[result] required-nested`."""
 
 from ._results_rule import ResultProblemRule
 from .base import Example
@@ -13,7 +13,7 @@ class ReflectionIncomplete(ResultProblemRule):
     chunk = "reflection-vocabulary"
     spec = "seed 004 §1 (IAR: status, confidence, alignment_check, potential_issues)"
     kinds = ("nested-missing",)
-    doc = ("A reflection written as a dict literal carries every key of `[result] required_nested` (IAR: "
+    doc = ("A reflection written as a dict literal carries every key of `[result] required-nested` (IAR: "
            "status, confidence, alignment_check, potential_issues); the engine augments a partial one, which is "
            "compliance L1. A reflection built by a helper call is not reported: its defaults are in its "
            "signature. Fix: add the missing keys.")

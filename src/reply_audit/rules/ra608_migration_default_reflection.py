@@ -17,7 +17,7 @@ class MigrationDefaultReflection(Rule):
     spec = "seed 004 §1; plan 001 phase 2"
     profile = "iar"
     doc = ("When `reply-audit migrate` (result-envelope) wraps a dict that has no reflection, it writes the "
-           "profile's `[migrate.result] default_reflection` (confidence None, alignment concern) and marks the "
+           "profile's `[migrate.result] default-reflection` (confidence None, alignment concern) and marks the "
            "line `# reply-audit: default-reflection`. Only the action's author knows its confidence and "
            "alignment. Fix: fill them in and delete the marker.")
     valid = [Example(IAR)]

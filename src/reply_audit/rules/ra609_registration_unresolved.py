@@ -14,7 +14,7 @@ class RegistrationUnresolved(Rule):
     spec = "seed 004 (actions: action_registry)"
     profile = "iar"
     heuristic = True
-    doc = ("A registration (`[handlers] register_calls` or `dispatch_tables`) names a function that the scan "
+    doc = ("A registration (`[handlers] register-calls` or `dispatch_tables`) names a function that the scan "
            "cannot find: defined outside the scanned tree, created at run time, or named ambiguously (several "
            "functions of that name and no import to tell them apart). Its results go unchecked. Fix: scan the "
            "tree that defines it, or import it by name where it is registered.")
