@@ -393,3 +393,20 @@ def test_the_progress_bar_waits_a_second_and_only_on_a_terminal(monkeypatch):
     with logged as update:
         update("parsing", 1, 10)
     assert logged.bar is None   # a CI log gets no bar
+
+
+def test_every_help_names_values_readably():
+    """Metavars say what goes there (FILE, DIR, RULES, N, REV) or list the choices; no Python type shows."""
+    import re
+
+    commands = [["scan"], ["migrate"], ["hook"], ["scorecard"], ["history"], ["merge"], ["init"], ["rules"],
+                ["codemods"], ["cache", "clear"], ["profile", "show"]]
+    for command in commands:
+        text = runner.invoke(app, [*command, "--help"]).stdout
+        assert re.findall(r"<(?![a-z]+(?:\|[a-z]+)+>)[^>]*>", text) == [], command   # only <a|b|c> choices
+    scan_help = runner.invoke(app, ["scan", "--help"]).stdout
+    assert "Usage: reply-audit scan [OPTIONS] {PATH}" in scan_help   # typer braces a required argument
+    for shown in ("--out FILE", "--profile NAME|FILE", "--select RULES", "--jobs N", "--cache-dir DIR",
+                  "--exclude PATTERN", "--config FILE"):
+        assert shown in scan_help, shown
+    assert "Usage: reply-audit hook [OPTIONS] [FILE]..." in runner.invoke(app, ["hook", "--help"]).stdout

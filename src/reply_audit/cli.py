@@ -19,6 +19,23 @@ import typer
 from . import __version__
 from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, UserError
 
+def _plain_argument_help() -> None:
+    """An argument with a metavar (PATH, FILE, RULE) is shown by it alone, not followed by its Python type
+    (`<list[Path]>`); left as it is if typer's help classes change."""
+    argument = getattr(getattr(typer, "core", None), "TyperArgument", None)
+    shown = getattr(argument, "display_type_rich", None)
+    if argument is None or shown is None or getattr(shown, "_reply_audit", False):
+        return
+
+    def display_type_rich(self, ctx):
+        return None if self.metavar else shown(self, ctx)
+
+    display_type_rich._reply_audit = True   # type: ignore[attr-defined]
+    argument.display_type_rich = display_type_rich
+
+
+_plain_argument_help()
+
 app = typer.Typer(
     name="reply-audit",
     help="Audit and migrate Python codebases onto a canonical reply system.",
@@ -152,30 +169,30 @@ def write_output(text: str | bytes, out: Path | None) -> None:
 
 @app.command()
 def scan(
-    path: Annotated[Path, typer.Argument(help="Directory (or file) to scan.")],
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="Directory (or file) to scan.")],
     format: Annotated[ScanFormat, typer.Option("--format", "-f", help="Output format.")] = ScanFormat.table,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the report to this file.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="FILE", help="Write the report to this file.")] = None,
     profile: Annotated[Optional[str], typer.Option(
-        "--profile", help="Built-in profile name or a profile .toml file (default: the repository's "
+        "--profile", metavar="NAME|FILE", help="Built-in profile name or a profile .toml file (default: the repository's "
                           "[tool.reply-audit] or 'canonical').")] = None,
     mapping: Annotated[Optional[list[Path]], typer.Option(
-        "--mapping", help="Extra legacy→canonical mapping file (.toml or .csv); repeatable.")] = None,
+        "--mapping", metavar="FILE", help="Extra legacy→canonical mapping file (.toml or .csv); repeatable.")] = None,
     select: Annotated[Optional[list[str]], typer.Option(
-        "--select", help="Rules to run: ids or prefixes (RA1, RA303), comma-separated or repeated.")] = None,
-    ignore: Annotated[Optional[list[str]], typer.Option("--ignore", help="Rules not to run.")] = None,
+        "--select", metavar="RULES", help="Rules to run: ids or prefixes (RA1, RA303), comma-separated or repeated.")] = None,
+    ignore: Annotated[Optional[list[str]], typer.Option("--ignore", metavar="RULES", help="Rules not to run.")] = None,
     fail_on: Annotated[Optional[FailOn], typer.Option(
         "--fail-on", help="Exit 1 when a finding at or above this severity remains (the profile's own level, "
                           "when it sets one).  [default: high]")] = None,
     baseline: Annotated[Optional[Path], typer.Option(
-        "--baseline", help="Report only findings not recorded in this baseline file.")] = None,
+        "--baseline", metavar="FILE", help="Report only findings not recorded in this baseline file.")] = None,
     write_baseline: Annotated[Optional[Path], typer.Option(
-        "--write-baseline", help="Record the current findings as a baseline file and exit 0.")] = None,
+        "--write-baseline", metavar="FILE", help="Record the current findings as a baseline file and exit 0.")] = None,
     show_suppressed: Annotated[bool, typer.Option(
         "--show-suppressed", help="List the findings silenced by `# reply-audit: ignore[...]` comments.")] = False,
     jobs: Annotated[Optional[int], typer.Option(
-        "--jobs", "-j", min=1, help="Processes that parse files [default: one per CPU, for large trees].")] = None,
+        "--jobs", "-j", metavar="N", min=1, help="Processes that parse files [default: one per CPU, for large trees].")] = None,
     cache_dir: Annotated[Optional[Path], typer.Option(
-        "--cache-dir", help="Where facts per file are kept between scans [default: .reply-audit-cache at the "
+        "--cache-dir", metavar="DIR", help="Where facts per file are kept between scans [default: .reply-audit-cache at the "
                             "project's root: the folder of its configuration, else of .git, else PATH].")]
     = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write the cache.")] = False,
@@ -271,11 +288,11 @@ class MigrateFormat(str, Enum):
 
 @app.command()
 def migrate(
-    path: Annotated[Path, typer.Argument(help="Directory (or file) to migrate.")],
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="Directory (or file) to migrate.")],
     select: Annotated[Optional[list[str]], typer.Option(
-        "--select", help="Codemods to run (comma-separated or repeated); `reply-audit codemods` lists them.")] = None,
+        "--select", metavar="CODEMODS", help="Codemods to run (comma-separated or repeated); `reply-audit codemods` lists them.")] = None,
     phase: Annotated[Optional[int], typer.Option(
-        "--phase", help="Only the codemods of one phase of plan 001: 1 safety net, 2 domain adoption, "
+        "--phase", metavar="N", help="Only the codemods of one phase of plan 001: 1 safety net, 2 domain adoption, "
                         "3 strict mode.")] = None,
     apply: Annotated[bool, typer.Option("--apply", help="Write the rewritten files (default: only show the diff).")]
     = False,
@@ -289,13 +306,13 @@ def migrate(
         "--rollback", help="Undo a `migrate --apply` that was interrupted (its journal is in PATH).")] = False,
     format: Annotated[MigrateFormat, typer.Option("--format", "-f", help="diff (unified diff on stdout) or json.")]
     = MigrateFormat.diff,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the diff or JSON to this file.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="FILE", help="Write the diff or JSON to this file.")] = None,
     profile: Annotated[Optional[str], typer.Option(
-        "--profile", help="Built-in profile name or a profile .toml file.")] = None,
+        "--profile", metavar="NAME|FILE", help="Built-in profile name or a profile .toml file.")] = None,
     mapping: Annotated[Optional[list[Path]], typer.Option(
-        "--mapping", help="Extra mapping file (.toml or .csv): legacy codes, [tools.HANDLER] codes.")] = None,
+        "--mapping", metavar="FILE", help="Extra mapping file (.toml or .csv): legacy codes, [tools.HANDLER] codes.")] = None,
     decisions: Annotated[Optional[Path], typer.Option(
-        "--decisions", help="A decisions file (TOML): when it does not exist, write there the type and code "
+        "--decisions", metavar="FILE", help="A decisions file (TOML): when it does not exist, write there the type and code "
                             "proposed for every converted return, with evidence, for a human to review (nothing "
                             "is applied); when it exists, apply its reviewed choices.")] = None,
     config: ConfigOption = None,
@@ -382,10 +399,10 @@ def _settle_journal(root: Path, apply: bool, resume: bool, rollback: bool) -> bo
 
 @app.command()
 def hook(
-    files: Annotated[Optional[list[Path]], typer.Argument(help="Files to report on (pre-commit passes the "
+    files: Annotated[Optional[list[Path]], typer.Argument(metavar="FILE", help="Files to report on (pre-commit passes the "
                                                                   "changed ones).")] = None,
-    root: Annotated[Path, typer.Option("--root", help="The repository to scan for context.")] = Path("."),
-    profile: Annotated[Optional[str], typer.Option("--profile", help="Built-in profile name or a .toml file.")]
+    root: Annotated[Path, typer.Option("--root", metavar="DIR", help="The repository to scan for context.")] = Path("."),
+    profile: Annotated[Optional[str], typer.Option("--profile", metavar="NAME|FILE", help="Built-in profile name or a .toml file.")]
     = None,
     fail_on: Annotated[Optional[FailOn], typer.Option(
         "--fail-on", help="Fail when a finding at or above this severity is in FILES [default: the profile's].")]
@@ -462,24 +479,24 @@ class ScorecardFormat(str, Enum):
 
 @app.command()
 def scorecard(
-    path: Annotated[Path, typer.Argument(help="The repository, or a directory in it, to compare.")] = Path("."),
-    base: Annotated[str, typer.Option("--base", help="The revision the pull request starts from (its base).")]
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="The repository, or a directory in it, to compare.")] = Path("."),
+    base: Annotated[str, typer.Option("--base", metavar="REV", help="The revision the pull request starts from (its base).")]
     = "",
-    head: Annotated[str, typer.Option("--head", help="The revision to judge.")] = "HEAD",
+    head: Annotated[str, typer.Option("--head", metavar="REV", help="The revision to judge.")] = "HEAD",
     base_tip: Annotated[bool, typer.Option(
         "--base-tip", help="Compare with the base revision itself, not with the merge-base of base and head "
                            "(BASE...HEAD, the default).")] = False,
     format: Annotated[ScorecardFormat, typer.Option(
         "--format", "-f", help="md (the PR comment), json (the delta) or github (annotations for new findings).")]
     = ScorecardFormat.md,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to this file.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="FILE", help="Write to this file.")] = None,
     repo_url: Annotated[Optional[str], typer.Option(
-        "--repo-url", help="https://github.com/OWNER/REPO, to link findings to their lines [default: from "
+        "--repo-url", metavar="URL", help="https://github.com/OWNER/REPO, to link findings to their lines [default: from "
                            "GITHUB_SERVER_URL and GITHUB_REPOSITORY].")] = None,
     profile: Annotated[Optional[str], typer.Option(
-        "--profile", help="Built-in profile name or a profile .toml file [default: the head's [tool.reply-audit] "
+        "--profile", metavar="NAME|FILE", help="Built-in profile name or a profile .toml file [default: the head's [tool.reply-audit] "
                           "or 'canonical'].")] = None,
-    mapping: Annotated[Optional[list[Path]], typer.Option("--mapping", help="Extra mapping file.")] = None,
+    mapping: Annotated[Optional[list[Path]], typer.Option("--mapping", metavar="FILE", help="Extra mapping file.")] = None,
     fail_on: Annotated[Optional[FailOn], typer.Option(
         "--fail-on", help="Exit 1 when the PR introduces a finding at or above this severity [default: the "
                           "profile's, high].")] = None,
@@ -546,8 +563,8 @@ def _list_or_explain(kind: str, name: str | None, format: str, items, find, expl
 
 @app.command()
 def codemods(
-    name: Annotated[Optional[str], typer.Argument(help="A codemod to explain.")] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="text or md (the docs/codemods.md page).")] = "text",
+    name: Annotated[Optional[str], typer.Argument(metavar="CODEMOD", help="A codemod to explain.")] = None,
+    format: Annotated[str, typer.Option("--format", "-f", metavar="text|md", help="text or md (the docs/codemods.md page).")] = "text",
 ) -> None:
     """List the codemods of `migrate`, or explain one."""
     from .codemods import all_codemods, get_codemod
@@ -559,8 +576,8 @@ def codemods(
 
 @app.command()
 def rules(
-    rule_id: Annotated[Optional[str], typer.Argument(help="A rule id (RA101) to explain.")] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="text or md (the docs/rules.md page).")] = "text",
+    rule_id: Annotated[Optional[str], typer.Argument(metavar="RULE", help="A rule id (RA101) to explain.")] = None,
+    format: Annotated[str, typer.Option("--format", "-f", metavar="text|md", help="text or md (the docs/rules.md page).")] = "text",
 ) -> None:
     """List the rules, or explain one."""
     from .rules import all_rules, get_rule
@@ -571,20 +588,20 @@ def rules(
 
 @app.command()
 def history(
-    path: Annotated[Path, typer.Argument(help="The repository, or a directory in it.")] = Path("."),
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="The repository, or a directory in it.")] = Path("."),
     rev_range: Annotated[Optional[str], typer.Option(
-        "--rev-range", help="Commits to scan, as git log takes them (A..B) [default: all of HEAD's history].")]
+        "--rev-range", metavar="RANGE", help="Commits to scan, as git log takes them (A..B) [default: all of HEAD's history].")]
     = None,
-    max_commits: Annotated[Optional[int], typer.Option("--max-commits", min=1, help="Only the last N commits.")]
+    max_commits: Annotated[Optional[int], typer.Option("--max-commits", metavar="N", min=1, help="Only the last N commits.")]
     = None,
     out: Annotated[Optional[Path], typer.Option(
-        "--out", "-o", help="Directory for history.csv, .json, .png and .svg [default: reply-audit-history at the "
+        "--out", "-o", metavar="DIR", help="Directory for history.csv, .json, .png and .svg [default: reply-audit-history at the "
                             "project's root, wherever it runs from].")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", min=1, help="Processes that parse files "
+    jobs: Annotated[Optional[int], typer.Option("--jobs", "-j", metavar="N", min=1, help="Processes that parse files "
                                                                                "[default: one per CPU].")] = None,
-    profile: Annotated[Optional[str], typer.Option("--profile", help="Built-in profile name or a .toml file.")]
+    profile: Annotated[Optional[str], typer.Option("--profile", metavar="NAME|FILE", help="Built-in profile name or a .toml file.")]
     = None,
-    title: Annotated[Optional[str], typer.Option("--title", help="The chart's title.")] = None,
+    title: Annotated[Optional[str], typer.Option("--title", metavar="TEXT", help="The chart's title.")] = None,
     config: ConfigOption = None,
 ) -> None:
     """Compliance over a git history: a table per commit (CSV, JSON) and a chart (PNG, SVG)."""
@@ -634,10 +651,10 @@ class MergeFormat(str, Enum):
 
 @app.command()
 def merge(
-    reports: Annotated[list[Path], typer.Argument(help="JSON reports (reply-audit scan --format json), one per "
+    reports: Annotated[list[Path], typer.Argument(metavar="REPORT", help="JSON reports (reply-audit scan --format json), one per "
                                                        "repository.")],
     format: Annotated[MergeFormat, typer.Option("--format", "-f", help="md or csv.")] = MergeFormat.md,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to this file.")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", metavar="FILE", help="Write to this file.")] = None,
 ) -> None:
     """The fleet scorecard: per-repository reports merged into one table with totals."""
     from .fleet import load, markdown
@@ -693,8 +710,8 @@ app.add_typer(cache_app, name="cache")
 
 @cache_app.command("clear")
 def cache_clear(
-    path: Annotated[Path, typer.Argument(help="The scanned directory whose cache to clear.")] = Path("."),
-    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", help="A cache directory to remove.")] = None,
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="The scanned directory whose cache to clear.")] = Path("."),
+    cache_dir: Annotated[Optional[Path], typer.Option("--cache-dir", metavar="DIR", help="A cache directory to remove.")] = None,
 ) -> None:
     """Remove the facts cache."""
     from .cache import clear
@@ -713,8 +730,8 @@ def cache_clear(
 
 @profile_app.command("show")
 def profile_show(
-    name: Annotated[Optional[str], typer.Argument(help="Built-in name or profile file (default: effective).")] = None,
-    path: Annotated[Path, typer.Option("--path", help="Repository whose [tool.reply-audit] is layered on.")] = Path("."),
+    name: Annotated[Optional[str], typer.Argument(metavar="NAME|FILE", help="Built-in name or profile file (default: effective).")] = None,
+    path: Annotated[Path, typer.Option("--path", metavar="DIR", help="Repository whose [tool.reply-audit] is layered on.")] = Path("."),
     config: ConfigOption = None,
 ) -> None:
     """Print the effective profile as TOML; a value set above the built-in profile says where, in a comment."""
@@ -741,7 +758,7 @@ def profile_list() -> None:
 
 @app.command()
 def init(
-    path: Annotated[Path, typer.Argument(help="The repository to look at.")] = Path("."),
+    path: Annotated[Path, typer.Argument(metavar="PATH", help="The repository to look at.")] = Path("."),
     write: Annotated[bool, typer.Option(
         "--write", help="Append the section to PATH/pyproject.toml (refused when it has one already).")] = False,
 ) -> None:
