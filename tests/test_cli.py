@@ -410,3 +410,16 @@ def test_every_help_names_values_readably():
                   "--exclude PATTERN", "--config FILE"):
         assert shown in scan_help, shown
     assert "Usage: reply-audit hook [OPTIONS] [FILE]..." in runner.invoke(app, ["hook", "--help"]).stdout
+
+
+def test_the_changelog_the_package_and_the_pinned_docs_agree_on_the_version():
+    import re
+
+    from support import REPO
+
+    project = re.search(r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(), re.M).group(1)
+    newest = re.search(r"^## (\d+\.\d+\.\d+) \(\d{4}-\d{2}-\d{2}\)$", (REPO / "CHANGELOG.md").read_text(), re.M)
+    assert project == __version__ == newest.group(1)
+    for doc in ("README.md", "docs/ci.md"):
+        pins = set(re.findall(r"(?:rev: |reply-audit@)v(\d+\.\d+\.\d+)", (REPO / doc).read_text()))
+        assert pins == {project}, doc

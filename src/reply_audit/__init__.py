@@ -1,3 +1,3 @@
 """reply-audit: audit and migrate Python codebases onto a canonical reply system."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -292,7 +292,7 @@ def migrate(
     select: Annotated[Optional[list[str]], typer.Option(
         "--select", metavar="CODEMODS", help="Codemods to run (comma-separated or repeated); `reply-audit codemods` lists them.")] = None,
     phase: Annotated[Optional[int], typer.Option(
-        "--phase", metavar="N", help="Only the codemods of one phase of plan 001: 1 safety net, 2 domain adoption, "
+        "--phase", metavar="N", help="Only the codemods of one migration phase: 1 safety net, 2 domain adoption, "
                         "3 strict mode.")] = None,
     apply: Annotated[bool, typer.Option("--apply", help="Write the rewritten files (default: only show the diff).")]
     = False,
