@@ -115,6 +115,10 @@ def test_profile_file_extends_a_builtin(tmp_path):
     ("[builder.functions]\nok = { type = 'E', code = 3 }\n", "code must be a string"),
     ("[result.key-aliases]\n'a.iar' = 'reflection'\n", "must name another key of the same parent"),
     ("[rules]\nselect = 'RA3'\n", r"\[rules\] select must be a list"),
+    ("[scan]\nexclude = 'build'\n", r'\[scan\] exclude must be a list, e.g. exclude = \["build"\]'),
+    ("[scan]\nextend-exclude = 'gen'\n", r'\[scan\] extend-exclude must be a list, e.g. extend-exclude = \["gen"\]'),
+    ("[mappings]\nfiles = 'm.toml'\n", r'\[mappings\] files must be a list'),
+    ("scan = 3\n", r"scan must be a table \(\[scan\]\), not a single value"),
     ("[builder\n", "not valid TOML"),
 ])
 def test_bad_profiles_are_user_errors(tmp_path, text, message):

@@ -92,8 +92,11 @@ def merge(base: dict[str, Any], override: dict[str, Any], where: str = "") -> di
         if key.startswith("extend-"):
             target = key[len("extend-"):]
             current = out.get(target, [])
-            if not isinstance(current, list) or not isinstance(value, list):
-                raise UserError(f"profile key {dotted!r}: extend- works only on lists")
+            table = f"[{_kebab(where)}] " if where else ""
+            if not isinstance(value, list):
+                raise UserError(f"{table}{_kebab(key)} must be a list, e.g. {_kebab(key)} = [{_toml_value(value)}]")
+            if not isinstance(current, list):
+                raise UserError(f"{table}{_kebab(key)}: extend- works only on lists, and {_kebab(target)} is not one")
             out[target] = current + [v for v in value if v not in current]
         elif isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = merge(out[key], value, dotted)
@@ -165,8 +168,11 @@ def _spelt(data: dict[str, Any], where: str = "") -> dict[str, Any]:
     return out
 
 
-def _check_keys(base: dict[str, Any], override: dict[str, Any], origin: str, where: str = "") -> None:
-    """Refuse keys the base profile does not know (typos), except in open tables."""
+def _check_keys(base: dict[str, Any], override: dict[str, Any], origin: str, where: str = "",
+                kinds: list[str] | None = None) -> None:
+    """Refuse keys the base profile does not know (typos), except in open tables. KINDS gets a value of another
+    kind than the base's: a string where the base has a list (`exclude = "build"` would be read letter by
+    letter), a scalar where it has a table; it is refused after validation, whose messages say more."""
     for key, value in override.items():
         name = key[len("extend-"):] if key.startswith("extend-") else key
         dotted = f"{where}.{name}" if where else name
@@ -175,8 +181,19 @@ def _check_keys(base: dict[str, Any], override: dict[str, Any], origin: str, whe
         if name not in base:
             known = ", ".join(sorted(_kebab(k) for k in base)) or "(none)"
             raise UserError(f"{origin}: unknown key {_kebab(dotted)!r}; known keys here: {known}")
+        shown = _kebab(key)
+        table = f"[{_kebab(where)}] " if where else ""
+        if kinds is not None and isinstance(base[name], list) and not isinstance(value, list):
+            kinds.append(f"{origin}: {table}{shown} must be a list, e.g. {shown} = [{_toml_value(value)}]")
+        if kinds is not None and isinstance(base[name], dict) and not isinstance(value, dict):
+            kinds.append(f"{origin}: {table}{shown} must be a table ([{_kebab(dotted)}]), not a single value")
         if isinstance(value, dict) and isinstance(base[name], dict):
-            _check_keys(base[name], value, origin, dotted)
+            _check_keys(base[name], value, origin, dotted, kinds)
+
+
+def _toml_value(value: Any) -> str:
+    return json.dumps(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) \
+        else str(value)
 
 
 @dataclass(frozen=True)
@@ -811,7 +828,8 @@ def _annotate(text: str, origins: Origins) -> str:
 
 
 def _resolve_base(spec: str, relative_to: Path | None, seen: tuple[str, ...] = (),
-                  notes: list[str] | None = None) -> tuple[dict[str, Any], str, Origins]:
+                  notes: list[str] | None = None, kinds: list[str] | None = None,
+                  ) -> tuple[dict[str, Any], str, Origins]:
     """A profile named by a built-in name or a path to a TOML file (which may extend another), and where each of
     its values was set; NOTES gets the old spellings the files use."""
     looks_like_path = spec.endswith(".toml") or "/" in spec or "\\" in spec
@@ -832,10 +850,10 @@ def _resolve_base(spec: str, relative_to: Path | None, seen: tuple[str, ...] = (
         parent = parent or raw.pop("profile")
     if not isinstance(parent or DEFAULT_PROFILE, str):
         raise UserError(f"profile file {str(path)!r}: `extends` must name a profile")
-    base, _, origins = _resolve_base(parent or DEFAULT_PROFILE, path.parent, seen, notes)
+    base, _, origins = _resolve_base(parent or DEFAULT_PROFILE, path.parent, seen, notes, kinds)
     origin = f"profile file {str(path)!r}"
     raw = _normalize(raw, origin, notes)
-    _check_keys(base, raw, origin)
+    _check_keys(base, raw, origin, kinds=kinds)
     return merge(base, raw), str(path), {**origins, **_leaves(raw, str(path))}
 
 
@@ -956,14 +974,15 @@ def load_profile(spec: str | None = None, root: Path | None = None, pyproject_te
         raise UserError(f"{pyproject}: [tool.reply-audit] profile must be a string")
     relative = pyproject.parent if (pyproject and not spec) else None
     notes: list[str] = []
-    data, origin, origins = _resolve_base(base_spec, relative, notes=notes)
+    kinds: list[str] = []
+    data, origin, origins = _resolve_base(base_spec, relative, notes=notes, kinds=kinds)
     sources.append(origin)
     if table:
         overrides = {k: v for k, v in table.items() if k not in META_KEYS}
         if overrides:
             where = f"{pyproject} [tool.reply-audit]"
             overrides = _normalize(overrides, str(pyproject), notes)
-            _check_keys(data, overrides, where)
+            _check_keys(data, overrides, where, kinds=kinds)
             data = merge(data, overrides)
             sources.append(str(pyproject))
             origins.update(_leaves(overrides, str(pyproject)))
@@ -972,5 +991,7 @@ def load_profile(spec: str | None = None, root: Path | None = None, pyproject_te
         _validate(data, " + ".join(sources))
     except UserError as exc:
         raise UserError(_spell_message(exc.message, data)) from None
+    if kinds:
+        raise UserError(kinds[0])
     return Profile(name=name, data=data, sources=tuple(sources), origins=origins,
                    warnings=tuple(dict.fromkeys(notes)))
