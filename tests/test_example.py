@@ -185,7 +185,7 @@ def test_json_report_round_trips(doc):
 
 def test_example_scorecard_and_plan():
     from reply_audit.engine import evaluate
-    from reply_audit.report.scorecard import execution_plan, requirements
+    from reply_audit.compliance import execution_plan, requirements
     from reply_audit.rules.base import RuleContext
 
     result = scan(EXAMPLE, load_profile(None, EXAMPLE))

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from reply_audit.engine import evaluate
+from reply_audit.api import evaluate
 from reply_audit.migrate import migrate, write
 from reply_audit.profile import load_profile
 from reply_audit.rules._snippets import BUILDER, CODES

@@ -18,7 +18,7 @@ from reply_audit.cli import app
 from reply_audit.codemods.apply import add_imports, rewrite_source
 from reply_audit.codemods.base import Edit, Target
 from reply_audit.codemods.edits import ReplaceCode
-from reply_audit.engine import evaluate
+from reply_audit.api import evaluate
 from reply_audit.profile import load_profile
 from reply_audit.rules._snippets import BUILDER, CODES
 from reply_audit.safe_write import WriteRefused, write_atomic

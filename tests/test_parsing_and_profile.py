@@ -10,7 +10,7 @@ from support import scan_tree, write_tree
 from reply_audit.errors import UserError
 from reply_audit.parsing import parse_source
 from reply_audit.profile import load_profile, merge
-from reply_audit.scan import facts_for_source
+from reply_audit.file_facts import facts_for_source
 
 
 # ------------------------------------------------------------------------ parsing

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from support import scan_tree
 from reply_audit.engine import evaluate
 from reply_audit.profile import load_profile
-from reply_audit.report.scorecard import CHUNKS, REQUIREMENTS, Requirement, execution_plan, requirements
+from reply_audit.compliance import CHUNKS, REQUIREMENTS, Requirement, execution_plan, requirements
 from reply_audit.rules import all_rules
 from reply_audit.rules._snippets import BUILDER, CODES
 from reply_audit.rules.base import RuleContext
@@ -189,6 +189,6 @@ def tool(rb: ReplyBuilder, db):
         return rb.error("MCP-SYS-E-001", {})
     return rb.success("WA-RES-S-001", {"rows": rows})
 '''})
-    section = render_markdown(result).split("### 3.1 Exception handlers: Invalid vs Error\n", 1)[1].split("\n- ")[0]
+    section = render_markdown(result, evaluate(result)).split("### 3.1 Exception handlers: Invalid vs Error\n", 1)[1].split("\n- ")[0]
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.strip().splitlines()[2:]]
     assert rows == [["`tool.py`", "2", "3", "1", "1"], ["**Total**", "2", "3", "1", "1"]]

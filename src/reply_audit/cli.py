@@ -211,7 +211,8 @@ def scan(
 ) -> None:
     """Audit PATH: the findings (the table format), or the full audit with inventory and compliance scorecard
     (md, json), or CI formats (sarif, github, csv)."""
-    from .engine import baseline_text, evaluate, exit_code, load_baseline
+    from .api import evaluate
+    from .engine import baseline_text, exit_code, load_baseline
     from .profile import load_profile
     from .scan import scan as run_scan
 
@@ -413,7 +414,8 @@ def hook(
 ) -> None:
     """The pre-commit hook: scan the repository (with the cache and the pool), report the findings the change
     introduces in FILES against HEAD (exit 1 on failing ones); files outside --root are not its business."""
-    from .engine import evaluate, exit_code
+    from .api import evaluate
+    from .engine import exit_code
     from .profile import load_profile
     from .scan import scan as run_scan
 

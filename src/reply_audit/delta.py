@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .discovery import select
-from .engine import Evaluation, evaluate
+from .codemods.planner import evaluate_fixable as evaluate
+from .engine import Evaluation
 from .errors import UserError
 from .gitrev import Revision, list_files, read_blobs
 from .mappings import load_mapping_bytes, load_mapping_file
 from .profile import Profile
-from .report.scorecard import Requirement, requirements
+from .compliance import Requirement, requirements
 from .rules.base import Finding, RuleContext
 from .scan import PRECOMMIT_FILES, ScanResult, scan_sources, tooling_facts
 

@@ -76,8 +76,8 @@ def baseline_text(findings: list[Finding]) -> str:
 
 
 def evaluate(result: ScanResult, select: list[str] | None = None, ignore: list[str] | None = None,
-             baseline: Counter[str] | None = None, fixable: bool = True) -> Evaluation:
-    """Findings that count; with FIXABLE, each one a codemod would fix is marked (`Finding.fixable`)."""
+             baseline: Counter[str] | None = None) -> Evaluation:
+    """Findings that count (`codemods.planner.evaluate_fixable` also marks those a codemod would fix)."""
     rules = select_rules(result.profile, select, ignore)
     overrides = _severity_overrides(result.profile)
     ctx = RuleContext(inventory=result.inventory, profile=result.profile, tooling=result.tooling)
@@ -100,10 +100,6 @@ def evaluate(result: ScanResult, select: list[str] | None = None, ignore: list[s
             out.baselined += 1
         else:
             out.findings.append(finding)
-    if fixable:
-        from .codemods.planner import mark_fixable
-
-        mark_fixable(result, out.findings)
     return out
 
 

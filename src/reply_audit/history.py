@@ -21,16 +21,17 @@ from pathlib import Path
 from typing import Callable
 
 from .discovery import is_test_path, select
-from .engine import evaluate
+from .codemods.planner import evaluate_fixable as evaluate
 from .errors import UserError
 from .facts.extract import FactsExtractor
 from .facts.model import FileFacts
 from .gitrev import _git, list_files, read_blobs
 from .index import ModuleMap
 from .profile import Profile
-from .report.scorecard import requirements
+from .compliance import requirements
 from .rules.base import SEVERITIES, RuleContext
-from .scan import PRECOMMIT_FILES, ScanResult, _inventory, facts_for_source, tooling_facts
+from .file_facts import facts_for_source
+from .scan import PRECOMMIT_FILES, ScanResult, _inventory, tooling_facts
 
 COLUMNS = ["commit", "date", "subject", "files", "findings", *SEVERITIES, "legacy_codes", "legacy_uses",
            "registries", "builders", "raw_dict_returns", "fixable", "score"]

@@ -140,7 +140,7 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
     planned = None
     first_skips: list = []
     for pass_no in range(1, MAX_PASSES + 1):
-        evaluation = evaluate(current, fixable=False)
+        evaluation = evaluate(current)
         planned = plan(current, evaluation.findings, chosen, decisions)
         if pass_no == 1:
             first_skips = list(planned.skipped)

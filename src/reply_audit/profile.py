@@ -552,6 +552,20 @@ def _integer(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+# The checks a compliance level may require (docs/profiles.md, [compliance.levels]); results.py judges them.
+COMPLIANCE_CHECKS = {
+    "returns": "the handler returns a value on every path it returns",
+    "reflection": "every return carries the reflection (`required_nested` heads)",
+    "envelope": "every return carries every `required_keys` key",
+    "reflection_fields": "every literal reflection has every `required_nested` key",
+    "reflection_values": "no literal value breaks [result.values] or [result.ranges]",
+    "error_objects": "no error is a bare string; every literal error object has `error_object_keys`",
+    "error_codes": "every literal error code matches [codes] pattern, area list and number range",
+    "verifiable": "no return is a call or name whose value cannot be known statically",
+    "has:KEY": "every return carries the dotted KEY (e.g. has:reflection.telemetry)",
+}
+
+
 _TYPE_CHECKS = {
     "lists": (_strings, "a list of strings"),
     "strings": (lambda v: isinstance(v, str), "a string"),
@@ -610,8 +624,6 @@ def _validate_key_types(data: dict[str, Any], origin: str) -> None:
 
 
 def _validate_results(data: dict[str, Any], origin: str) -> None:
-    from .results import CHECKS
-
     result = data.get("result", {})
     _expect(result, "result", origin, lists=("required_keys", "builders", "required_nested", "error_object_keys"),
             strings=("error_key", "error_code_key"), tables=("values", "ranges", "helpers"))
@@ -648,9 +660,9 @@ def _validate_results(data: dict[str, Any], origin: str) -> None:
             raise UserError(f"{origin}: [compliance.levels] {name} is not in [compliance] order {order}")
         if not _strings(checks):
             raise UserError(f"{origin}: [compliance.levels] {name} must be a list of check names")
-        bad = [c for c in checks if c not in CHECKS and not (c.startswith("has:") and len(c) > 4)]
+        bad = [c for c in checks if c not in COMPLIANCE_CHECKS and not (c.startswith("has:") and len(c) > 4)]
         if bad:
-            known = ", ".join(k for k in CHECKS if k != "has:KEY")
+            known = ", ".join(k for k in COMPLIANCE_CHECKS if k != "has:KEY")
             raise UserError(f"{origin}: [compliance.levels] {name} names unknown check(s) {bad}; known: {known}, "
                             "has:KEY")
     target = compliance.get("target", "")

@@ -25,18 +25,7 @@ PARTIAL = "partial"      # a dict with some required keys
 MISSING = "missing"      # a dict without any, None, or a literal of another type
 UNKNOWN = "unknown"      # a call or a name whose value is not known statically
 
-# The checks a compliance level may require (docs/profiles.md, [compliance.levels]).
-CHECKS = {
-    "returns": "the handler returns a value on every path it returns",
-    "reflection": "every return carries the reflection (`required_nested` heads)",
-    "envelope": "every return carries every `required_keys` key",
-    "reflection_fields": "every literal reflection has every `required_nested` key",
-    "reflection_values": "no literal value breaks [result.values] or [result.ranges]",
-    "error_objects": "no error is a bare string; every literal error object has `error_object_keys`",
-    "error_codes": "every literal error code matches [codes] pattern, area list and number range",
-    "verifiable": "no return is a call or name whose value cannot be known statically",
-    "has:KEY": "every return carries the dotted KEY (e.g. has:reflection.telemetry)",
-}
+# The checks a compliance level may require: profile.COMPLIANCE_CHECKS (the profile validates them).
 
 
 @dataclass

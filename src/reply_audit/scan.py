@@ -1,25 +1,24 @@
 """The scan pipeline: discover files, extract facts per file, index them.
 
-`facts_for_source` is the unit of work (one file's bytes in, one plain
-`FileFacts` out), so it runs in a pool or comes from a cache (`workers`); `scan` strings the
-steps together and never stops on one bad file: a file that cannot be read
-or parsed becomes an `unparseable` entry with a line and a reason.
+`file_facts.facts_for_source` is the unit of work (one file's bytes in, one
+plain `FileFacts` out), so it runs in a pool or comes from a cache
+(`workers`); `scan` strings the steps together and never stops on one bad
+file: a file that cannot be read or parsed becomes an `unparseable` entry
+with a line and a reason.
 """
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .discovery import discover, is_test_path
+from .discovery import discover
 from .facts.extract import FactsExtractor
-from .facts.model import FileFacts, MappingFact, ParseProblem
+from .facts.model import FileFacts, MappingFact
+from .file_facts import facts_for_source
 from .index import Inventory, build_inventory
 from .mappings import load_mapping_file
-from .parsing import parse_source
 from .profile import Profile
 
 
@@ -47,49 +46,7 @@ class ScanResult:
         return out
 
 
-SUPPRESSION = re.compile(r"#\s*reply-audit:\s*ignore(?:\[([A-Za-z0-9_, ]*)\])?")
-# Markers `reply-audit migrate` leaves for a human to act on (RA310, RA608 report them), and how they read.
-DEFAULT_CODE = "default-code"
-DEFAULT_REFLECTION = "default-reflection"
-MARKER = re.compile(r"#\s*reply-audit:\s*(" + DEFAULT_CODE + "|" + DEFAULT_REFLECTION + r")\b")
-
-
-def marker_comment(name: str) -> str:
-    """The comment text (without `#`) that marks a line with NAME."""
-    return f"reply-audit: {name}"
-
-
 PRECOMMIT_FILES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
-
-
-def comment_directives(source: bytes) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Suppressions (line -> rule ids, [] = all) and migrate's markers (line -> marker names)."""
-    if b"reply-audit:" not in source:
-        return {}, {}
-    out: dict[str, list[str]] = {}
-    markers: dict[str, list[str]] = {}
-    if b"\r" in source:  # tokenize splits lines on `\n` only; ast also on a lone `\r`
-        source = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    try:
-        tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
-    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError):
-        return {}, {}
-    code_lines = {t.start[0] for t in tokens if t.type not in (
-        tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)}
-    for tok in tokens:
-        if tok.type != tokenize.COMMENT:
-            continue
-        for mark in MARKER.finditer(tok.string):
-            markers.setdefault(str(tok.start[0]), []).append(mark.group(1))
-        match = SUPPRESSION.search(tok.string)
-        if not match:
-            continue
-        ids = sorted({i.strip().upper() for i in (match.group(1) or "").split(",") if i.strip()})
-        line = tok.start[0]
-        targets = [line] if line in code_lines else [line, line + 1]
-        for target in targets:
-            out.setdefault(str(target), ids)
-    return out, markers
 
 
 def tooling_facts(root: Path, profile: Profile, texts: dict[str, str] | None = None) -> dict[str, object]:
@@ -121,30 +78,6 @@ def tooling_facts(root: Path, profile: Profile, texts: dict[str, str] | None = N
             ]
             return {"precommit_config": name, "guard_hooks": hooks}
     return {"precommit_config": None, "guard_hooks": []}
-
-
-def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
-    facts = FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")))
-    facts.suppressions, facts.markers = comment_directives(source)
-    facts.lone_cr = b"\r" in source and b"\r" in source.replace(b"\r\n", b"")
-    parsed = parse_source(source, rel)
-    facts.parser = parsed.parser
-    facts.skipped = parsed.skipped
-    if parsed.tree is None:
-        facts.problem = parsed.problem
-        return facts
-    extractor = extractor or FactsExtractor(profile)
-    try:
-        return extractor.extract(parsed.tree, source, facts)
-    except RecursionError:
-        return FileFacts(path=rel, is_test=facts.is_test, parser="none",
-                         problem=ParseProblem(1, 0, "nested too deeply to analyse"))
-
-
-def unreadable_facts(rel: str, profile: Profile, exc: OSError) -> FileFacts:
-    """The facts of a file that could not be read: a problem entry, never an exception."""
-    return FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")), parser="none",
-                     problem=ParseProblem(1, 0, f"cannot read file: {exc.strerror or exc}"))
 
 
 def load_mappings(root: Path, profile: Profile, extra: list[Path]) -> tuple[list[MappingFact], list[str]]:

@@ -21,6 +21,7 @@ from typing import Callable
 from .cache import FactsCache, key_of
 from .facts.extract import FactsExtractor
 from .facts.model import FileFacts
+from .file_facts import facts_for_source, unreadable_facts
 from .profile import Profile
 
 AUTO_POOL_MIN_FILES = 64   # with the default number of jobs, fewer files than this are not worth a pool
@@ -50,8 +51,6 @@ def _init(name: str, data: dict, sources: tuple[str, ...]) -> None:
 
 
 def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
-    from .scan import facts_for_source
-
     assert _WORKER is not None
     profile, extractor = _WORKER
     return [facts_for_source(source, rel, profile, extractor) for rel, source in batch]
@@ -63,7 +62,6 @@ def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None 
                 progress: Callable[[str, int, int], None] | None = None,
                 ) -> tuple[list[FileFacts], ExtractStats]:
     """The facts of RELS below ROOT, in their order; PROGRESS("parsing", done, total) as files are parsed."""
-    from .scan import facts_for_source, unreadable_facts
 
     stats = ExtractStats(files=len(rels))
     out: dict[str, FileFacts] = {}

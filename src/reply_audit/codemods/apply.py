@@ -27,7 +27,9 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from .base import Edit, Refused, Target
+from .base import Edit
+from .ftypes import Refused, Target
+from .rewrite_context import RewriteContext
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _KINDS: dict[type, str] = {cst.Call: "call", cst.SimpleString: "string", cst.Expr: "expr", cst.Return: "return"}
@@ -41,31 +43,6 @@ class RewriteOutcome:
     applied: list[Edit] = field(default_factory=list)
     refused: list[tuple[Edit, str]] = field(default_factory=list)
     problem: str | None = None                   # why the whole file was refused
-
-
-class RewriteContext:
-    """What an edit may ask while rewriting a node."""
-
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module
-        self.pending_comment: str | None = None
-        self._quote: str | None = None
-
-    def comment_statement(self, text: str) -> None:
-        """Put `# TEXT` at the end of the statement that holds the node being rewritten."""
-        self.pending_comment = text
-
-    @property
-    def quote(self) -> str:
-        """The quote character most strings of this module use (double when undecided)."""
-        if self._quote is None:
-            code = self.module.code
-            self._quote = "'" if code.count("'") > 2 * code.count('"') else '"'
-        return self._quote
-
-    def string(self, text: str) -> cst.SimpleString:
-        q = self.quote
-        return cst.SimpleString(f"{q}{text}{q}")
 
 
 class _Columns:

@@ -19,37 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from .ftypes import Refused, Skip, Span, Target
+
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
 
     from ..rules.base import Finding
-    from .apply import RewriteContext
     from .context import PlanContext
+    from .rewrite_context import RewriteContext
 
-Span = tuple[int, int, int, int]  # line, column, end line, end column: `ast` coordinates (UTF-8 byte columns)
-
-
-class Refused(Exception):
-    """Raised by `Edit.rewrite` when the node found is not what the plan expected."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class Target:
-    """A node an edit rewrites: `kind` is call | string | expr | return | def; `where` a span or (name, line)."""
-
-    kind: str
-    where: tuple
-
-
-@dataclass(frozen=True)
-class Skip:
-    """A finding a codemod recognises but will not fix, with the reason a human needs."""
-
-    reason: str
+__all__ = ["Codemod", "Edit", "Example", "Refused", "Skip", "Span", "Target"]
 
 
 @dataclass

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..facts.model import BuilderFact, FileFacts, HandlerFact, WrapperFact
 from ..scan import ScanResult
-from .base import Skip
+from .ftypes import Skip
 from .decisions import DecisionsFile
 from .imports import ImportFinder
 

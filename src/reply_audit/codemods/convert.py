@@ -40,7 +40,7 @@ import libcst.matchers as cst_matchers
 from ..facts.registries import last_name
 from ..facts.signatures import is_dict_annotation
 from ..rules.ra308_handler_not_wrapped import has_decorator
-from ..scan import DEFAULT_CODE, marker_comment
+from ..directives import DEFAULT_CODE, marker_comment
 from ..meaning import NOTHING, Verdict, classify_dict, failure_verdict
 from .base import Edit, Refused, Skip, Target
 from .code_choice import CodeChoice, legacy_type, rank

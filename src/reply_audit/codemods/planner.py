@@ -12,8 +12,10 @@ codemods first; the rest wait for the next pass (on the rewritten source).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
+from ..engine import Evaluation, evaluate
 from ..rules.base import Finding
 from ..scan import ScanResult
 from .base import Codemod, Edit, Skip
@@ -87,6 +89,14 @@ def mark_fixable(result: ScanResult, findings: list[Finding]) -> None:
     from . import all_codemods
 
     plan(result, findings, all_codemods())
+
+
+def evaluate_fixable(result: ScanResult, select: list[str] | None = None, ignore: list[str] | None = None,
+                     baseline: Counter[str] | None = None) -> Evaluation:
+    """`engine.evaluate`, with each finding a codemod would fix marked (`Finding.fixable`, `Finding.fix`)."""
+    evaluation = evaluate(result, select, ignore, baseline)
+    mark_fixable(result, evaluation.findings)
+    return evaluation
 
 
 def _overlap(a: tuple, b: tuple) -> bool:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..scan import DEFAULT_CODE, DEFAULT_REFLECTION, marker_comment
+from ..directives import DEFAULT_CODE, DEFAULT_REFLECTION, marker_comment
 from .base import Codemod, Edit, Example, Refused, Skip, Target
 
 REFLECTION_MARKER = marker_comment(DEFAULT_REFLECTION)

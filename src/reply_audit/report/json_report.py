@@ -94,7 +94,7 @@ def _results(result: ScanResult) -> dict[str, Any]:
 
 def _scorecard(result: ScanResult, evaluation) -> list[dict[str, Any]]:
     from ..rules.base import RuleContext
-    from .scorecard import requirements
+    from ..compliance import requirements
 
     ctx = RuleContext(result.inventory, result.profile, result.tooling)
     return [r.to_dict() for r in requirements(ctx, evaluation)]

@@ -20,7 +20,7 @@ from ..rules.ra401_envelope_field_missing import envelope_diff
 from ..rules.base import RuleContext
 from .json_report import build_document
 from .results_md import result_sections
-from .scorecard import execution_plan, requirements
+from ..compliance import execution_plan, requirements
 
 MAX_LOCATIONS = 5
 
@@ -53,10 +53,7 @@ def _coverage_frame(registry: dict[str, Any]) -> str:
     return _table(rows, ["Layer", *table.columns])
 
 
-def render_markdown(result, evaluation=None, show_suppressed: bool = False) -> str:
-    from ..engine import evaluate
-
-    evaluation = evaluation or evaluate(result)
+def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
     doc = build_document(result, evaluation)
     s = doc["summary"]
     profile = result.profile

@@ -30,13 +30,13 @@ def fixed_by(rule) -> list[str]:
 
 
 def _row(rule) -> str:
-    from .scorecard import REQUIREMENTS
+    from ..compliance import REQUIREMENTS
 
     return REQUIREMENTS[rule.requirement][0].replace("{target}", "the target")
 
 
 def _chunk(rule) -> str:
-    from .scorecard import CHUNKS
+    from ..compliance import CHUNKS
 
     return CHUNKS[rule.chunk][0]
 

@@ -106,8 +106,8 @@ class Rule:
     name: ClassVar[str]
     severity: ClassVar[str]
     category: ClassVar[str]        # registry | builder | call | envelope | tooling
-    requirement: ClassVar[str]     # the scorecard row it counts against (report/scorecard.py REQUIREMENTS)
-    chunk: ClassVar[str]           # the execution-plan chunk that fixes it (report/scorecard.py CHUNKS)
+    requirement: ClassVar[str]     # the scorecard row it counts against (compliance.py REQUIREMENTS)
+    chunk: ClassVar[str]           # the execution-plan chunk that fixes it (compliance.py CHUNKS)
     spec: ClassVar[str]            # the spec section enforced
     doc: ClassVar[str]             # what, why, how to fix
     heuristic: ClassVar[bool] = False

@@ -1,6 +1,6 @@
 """RA310: a reply code that `reply-audit migrate` chose by default, waiting for a human decision."""
 
-from ..scan import DEFAULT_CODE
+from ..directives import DEFAULT_CODE
 from ._snippets import tree
 from .base import Example, Rule
 

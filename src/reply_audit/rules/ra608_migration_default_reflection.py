@@ -1,6 +1,6 @@
 """RA608: a reflection written by `reply-audit migrate`, waiting for a human review."""
 
-from ..scan import DEFAULT_REFLECTION
+from ..directives import DEFAULT_REFLECTION
 from .base import Example, Rule
 from .ra601_result_envelope_missing import IAR
 

@@ -217,7 +217,7 @@ def _level_name(ctx) -> str:
 def _result_tallies(ctx) -> dict[str, Callable[[], Tally]]:
     """How the rows of profiles with a [result] table (IAR) count: envelope, reflection, errors, levels. A return
     whose value the scan cannot see counts as unknown, never as carrying the envelope."""
-    from ..results import UNKNOWN, analyse
+    from .results import UNKNOWN, analyse
 
     analysed = analyse(ctx)
     if not analysed:

@@ -1,0 +1,38 @@
+"""One file's bytes in, one `FileFacts` out: the unit of work a pool runs or a cache keeps.
+
+Never raises on bad input: a file that cannot be read, parsed or analysed
+becomes facts with a `problem` (a line and a reason).
+"""
+
+from __future__ import annotations
+
+from .directives import comment_directives
+from .discovery import is_test_path
+from .facts.extract import FactsExtractor
+from .facts.model import FileFacts, ParseProblem
+from .parsing import parse_source
+from .profile import Profile
+
+
+def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
+    facts = FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")))
+    facts.suppressions, facts.markers = comment_directives(source)
+    facts.lone_cr = b"\r" in source and b"\r" in source.replace(b"\r\n", b"")
+    parsed = parse_source(source, rel)
+    facts.parser = parsed.parser
+    facts.skipped = parsed.skipped
+    if parsed.tree is None:
+        facts.problem = parsed.problem
+        return facts
+    extractor = extractor or FactsExtractor(profile)
+    try:
+        return extractor.extract(parsed.tree, source, facts)
+    except RecursionError:
+        return FileFacts(path=rel, is_test=facts.is_test, parser="none",
+                         problem=ParseProblem(1, 0, "nested too deeply to analyse"))
+
+
+def unreadable_facts(rel: str, profile: Profile, exc: OSError) -> FileFacts:
+    """The facts of a file that could not be read: a problem entry, never an exception."""
+    return FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")), parser="none",
+                     problem=ParseProblem(1, 0, f"cannot read file: {exc.strerror or exc}"))
