@@ -297,15 +297,36 @@ def test_exclude_extend_exclude_and_force_exclude(tmp_path):
         0, "", f"reply-audit: {one.as_posix()} is excluded (--force-exclude): nothing to check\n")
 
 
+def test_force_exclude_honours_a_gitignored_folder(tmp_path):
+    """A file inside a folder that a .gitignore names is left out with --force-exclude (git check-ignore decides),
+    as a gitignored file pattern is; without the flag, a file named on the command line is scanned."""
+    import subprocess as _sp
+
+    write_tree(tmp_path, {".gitignore": "scratch/\n*_gen.py\n", "scratch/broken.py": "def (:\n",
+                          "src/tools_gen.py": "x = 1\n", "src/tools.py": "x = 1\n"})
+    _sp.run(["git", "-C", str(tmp_path), "init", "-q"], check=True)
+    for rel in ("scratch/broken.py", "src/tools_gen.py"):
+        forced = runner.invoke(app, ["scan", str(tmp_path / rel), "--force-exclude", "--no-cache"])
+        assert (forced.exit_code, forced.stdout) == (0, ""), rel
+        assert "is excluded (--force-exclude)" in forced.stderr
+    kept = runner.invoke(app, ["scan", str(tmp_path / "src/tools.py"), "--force-exclude", "--no-cache",
+                               "--fail-on", "none"])
+    assert kept.exit_code == 0 and "is excluded" not in kept.stderr
+    named = runner.invoke(app, ["scan", str(tmp_path / "scratch/broken.py"), "--no-cache", "--fail-on", "none",
+                                "-f", "csv"])
+    assert "unparseable" in named.stdout
+
+
 def test_the_terminal_report_puts_findings_first(tmp_path, monkeypatch):
     write_tree(tmp_path, {**TREE, "pkg/extra.py": "def f(rb: ReplyBuilder):\n    rb.invalid(\"WA-RES-I-001\", {})\n",
                           "pkg/broken.py": "def (:\n"})
 
     def scan(*extra):
-        result = runner.invoke(app, ["scan", str(tmp_path), "--fail-on", "none", "--no-cache", *extra])
+        result = runner.invoke(app, ["scan", ".", "--fail-on", "none", "--no-cache", *extra])
         assert result.exit_code == 0, result.output
         return result.stdout
 
+    monkeypatch.chdir(tmp_path)
     lines = [".pre-commit-config.yaml:0:1: RA501 [medium] no pre-commit configuration, so no reply-code guard",
              "pkg/builder.py:2:1: RA205 [medium] ReplyBuilder does not freeze after a terminal reply",
              "pkg/builder.py:2:1: RA206 [medium] ReplyBuilder does not validate layer ownership",
@@ -332,6 +353,26 @@ def test_the_terminal_report_puts_findings_first(tmp_path, monkeypatch):
     both = runner.invoke(app, ["scan", str(tmp_path), "-q", "--statistics"])
     assert (both.exit_code, both.stderr) == (2, "reply-audit: error: --statistics, --verbose and --quiet exclude "
                                                 "each other\n")
+
+
+def test_terminal_paths_exist_from_the_working_directory(tmp_path, monkeypatch):
+    """As ruff prints them: a subfolder or one file scanned from above shows paths from the working directory; a
+    tree outside it shows absolute paths."""
+    write_tree(tmp_path, {**TREE, "pkg/extra.py": "def f(rb: ReplyBuilder):\n    rb.invalid(\"WA-RES-I-001\", {})\n"})
+    monkeypatch.chdir(tmp_path)
+
+    def last(*args):
+        result = runner.invoke(app, ["scan", *args, "--fail-on", "none", "--no-cache", "-q", "--select", "RA303"])
+        return result.stdout.splitlines()
+
+    line = ":2:5: RA303 [high] [*] terminal rb.invalid() is not returned"
+    assert last("pkg") == ["pkg/extra.py" + line]
+    assert last("pkg/extra.py") == ["pkg/extra.py" + line]
+    monkeypatch.chdir(tmp_path / "pkg")
+    assert last("extra.py") == ["extra.py" + line]
+    assert last(str(tmp_path)) == [f"{tmp_path.resolve().as_posix()}/pkg/extra.py" + line]   # above: absolute
+    monkeypatch.chdir(tmp_path.parent)
+    assert last(tmp_path.name) == [f"{tmp_path.name}/pkg/extra.py" + line]
 
 
 def test_a_subfolder_scan_names_paths_that_exist_from_the_repository_root(tmp_path):

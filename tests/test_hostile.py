@@ -197,6 +197,13 @@ def test_migrate_finishes_rewrites_what_it_can_and_touches_nothing_else(corpus, 
     (["history", "{root}"], {}, "not a git repository"),
     (["merge", "{root}/x.json"], {"x.json": "[]"}, "is not a reply-audit/1 report"),
     (["rules", "RA999"], {}, "unknown rule 'RA999'"),
+    (["scan", "{root}", "-f", "xml"], {}, "'xml' is not one of 'table', 'json', 'md', 'sarif', 'github', 'csv'."),
+    (["scan"], {}, "Missing argument 'PATH'. (see `python -m reply_audit scan --help`)"),
+    (["scna"], {}, "No such command 'scna'. Did you mean 'scan'?"),
+    (["scan", "{root}", "--bogus"], {}, "No such option: --bogus"),
+    (["migrate", "{root}"], {}, "no Python files in "),
+    (["cache", "clear", "{root}/nowhere"], {}, "is not a directory"),
+    (["hook", "--root", "{root}", "{root}/gone.py"], {}, "no such file: "),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, files, message):
     root = tmp_path / "t"

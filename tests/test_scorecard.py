@@ -207,7 +207,8 @@ def test_integration_files_are_wired_to_real_commands():
             assert subprocess.run(["bash", "-n"], input=textwrap.dedent(step["run"]), text=True).returncode == 0
 
 
-def test_the_pre_commit_hook_reports_changed_files_only(tmp_path):
+def test_the_pre_commit_hook_reports_changed_files_only(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)   # pre-commit runs hooks at the repository's root: paths are shown from there
     write_tree(tmp_path, {"builder.py": BUILDER, "codes.py": CODES, "server.py": SERVER,
                           "other.py": 'def f(rb: ReplyBuilder):\n    rb.invalid("WA-RES-I-001", {})\n'})
     only = RUNNER.invoke(app, ["hook", "--root", str(tmp_path), str(tmp_path / "other.py")])
@@ -336,9 +337,26 @@ def test_text_from_the_scanned_code_never_renders_in_the_comment(repo):
     assert "<img" not in text
 
 
-def test_the_hook_fails_only_on_what_the_change_introduces(repo, tmp_path):
+def test_a_linked_path_with_html_or_spaces_is_one_link_and_never_renders(repo):
+    """The action always links findings (GITHUB_REPOSITORY): the path in the link's target is percent-encoded, so a
+    space or `<img …>` in a folder name neither ends the link nor becomes HTML."""
+    base = git(repo, "rev-parse", "HEAD")
+    hostile = "<img src=x onerror=alert(1)> dir/m.py"
+    commit(repo, {hostile: 'def f(rb: ReplyBuilder):\n    return rb.info("WA-READ-S-001", {})\n'}, "a hostile path")
+    text = card(repo, "--base", base, "--repo-url", "https://github.com/o/r").stdout
+    sha = git(repo, "rev-parse", "HEAD")
+    target = f"(https://github.com/o/r/blob/{sha}/%3Cimg%20src%3Dx%20onerror%3Dalert%281%29%3E%20dir/m.py#L2)"
+    assert target in text
+    html = cmarkgfm.github_flavored_markdown_to_html(text, options=Options.CMARK_OPT_UNSAFE)
+    assert "<img" not in html
+    assert html.count(f'href="https://github.com/o/r/blob/{sha}/%3Cimg') == 4   # RA203 and RA204, introduced and at head
+
+
+def test_the_hook_fails_only_on_what_the_change_introduces(repo, tmp_path, monkeypatch):
     """A finding already at HEAD does not fail a commit that only touches a comment; a new one does (and only it
     is reported; --all reports both); a file outside --root is not the hook's business."""
+    monkeypatch.chdir(repo)
+    (tmp_path / "elsewhere.md").write_text("notes\n")
     commit(repo, {"other.py": 'def f(rb: ReplyBuilder):\n    rb.invalid("WA-RES-I-001", {})\n'}, "old finding")
     write_tree(repo, {"other.py": '# a comment\ndef f(rb: ReplyBuilder):\n    rb.invalid("WA-RES-I-001", {})\n'})
     comment_only = RUNNER.invoke(app, ["hook", "--root", str(repo), str(repo / "other.py"),

@@ -36,6 +36,27 @@ def _plain_argument_help() -> None:
 
 _plain_argument_help()
 
+
+def _one_line_usage_errors() -> None:
+    """A usage error (an unknown option, a bad choice, a missing argument) is one line on stderr, like every
+    other bad input, with the help command to run; exit 2 as before. Left as it is if typer's classes change."""
+    exceptions = getattr(getattr(typer, "_click", None), "exceptions", None)
+    usage_error = getattr(exceptions, "UsageError", None)
+    if usage_error is None or getattr(usage_error.show, "_reply_audit", False):
+        return
+
+    def show(self, file=None) -> None:
+        ctx = getattr(self, "ctx", None)
+        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        message = " ".join(self.format_message().split()).replace("Value error, ", "")
+        typer.echo(f"reply-audit: error: {message}{hint}", err=True)
+
+    show._reply_audit = True   # type: ignore[attr-defined]
+    usage_error.show = show
+
+
+_one_line_usage_errors()
+
 app = typer.Typer(
     name="reply-audit",
     help="Audit and migrate Python codebases onto a canonical reply system.",
@@ -343,8 +364,12 @@ def migrate(
             raise typer.Exit(EXIT_OK)
         reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
         with _progress() as progress:
-            result = run_migrate(run_scan(path, effective, list(mapping or []), display_root=path.as_posix(),
-                                          progress=progress), chosen, reviewed, progress)
+            scanned = run_scan(path, effective, list(mapping or []), display_root=path.as_posix(),
+                               progress=progress)
+            if not scanned.files and not scanned.discovery_problems:
+                raise UserError(f"no Python files in {str(path)!r} (none there, or all excluded or gitignored): "
+                                "nothing to migrate")
+            result = run_migrate(scanned, chosen, reviewed, progress)
         proposing = decisions is not None and reviewed is None
         if proposing:
             write_output(decisions_file.render(result.decided).encode("utf-8"), decisions)
@@ -414,9 +439,8 @@ def hook(
 ) -> None:
     """The pre-commit hook: scan the repository (with the cache and the pool), report the findings the change
     introduces in FILES against HEAD (exit 1 on failing ones); files outside --root are not its business."""
-    from .api import evaluate
-    from .engine import exit_code
-    from .profile import load_profile
+    from .codemods.planner import mark_fixable
+    from .engine import evaluate, exit_code
     from .scan import scan as run_scan
 
     try:
@@ -426,6 +450,9 @@ def hook(
         level = _fail_level(fail_on, effective)
         base = root.resolve()
         wanted = set()
+        missing = [f.as_posix() for f in files or [] if not f.exists()]
+        if missing:
+            raise UserError(f"no such file: {', '.join(missing)}")
         for f in files or []:
             full = f.resolve() if f.is_absolute() else (Path.cwd() / f).resolve()
             try:
@@ -436,15 +463,18 @@ def hook(
         evaluation = evaluate(result)
         evaluation.findings = [f for f in evaluation.findings if f.path in wanted]
         if evaluation.findings and not all_findings:
-            evaluation.findings = _new_against_head(result, evaluation.findings, wanted)
+            evaluation.findings = _new_against_head(result, evaluation.findings, wanted,
+                                                    _cache_dir(root, None, False))
+        if evaluation.findings:   # the codemods (and libcst) are loaded only when there is something to mark
+            mark_fixable(result, evaluation.findings)
     except UserError as exc:
         typer.echo(f"reply-audit: error: {exc.message}", err=True)
         raise typer.Exit(EXIT_USAGE) from None
-    from .report.table import finding_line
+    from .report.table import finding_line, shown_from
 
-    colour = _colour()
+    colour, prefix = _colour(), shown_from(root)
     for f in evaluation.findings:
-        typer.echo(finding_line(f, colour))
+        typer.echo(finding_line(f, colour, prefix))
     if evaluation.findings:
         fixable = sum(1 for f in evaluation.findings if f.fixable)
         typer.echo(f"{len(evaluation.findings)} finding(s) in {len(wanted)} file(s)"
@@ -452,7 +482,7 @@ def hook(
     raise typer.Exit(exit_code(evaluation, level))
 
 
-def _new_against_head(result, findings, wanted: set[str]):
+def _new_against_head(result, findings, wanted: set[str], cache_dir: Path | None = None):
     """Of FINDINGS (in WANTED files), those the change introduces: the same tree with each changed file as HEAD
     has it (in memory, only those re-read) gives the findings that were there before; a finding is old when its
     fingerprint was there. Outside a git repository, or with no HEAD, every finding counts."""
@@ -469,7 +499,7 @@ def _new_against_head(result, findings, wanted: set[str]):
             before[rel] = done.stdout
     if not before:
         return findings
-    old = {f.fingerprint for f in evaluate(rescan(result, before)).findings if f.path in before}
+    old = {f.fingerprint for f in evaluate(rescan(result, before, cache_dir)).findings if f.path in before}
     return [f for f in findings if f.path not in before or f.fingerprint not in old]
 
 
@@ -718,6 +748,9 @@ def cache_clear(
     """Remove the facts cache."""
     from .cache import clear
 
+    if cache_dir is None and not path.is_dir():
+        typer.echo(f"reply-audit: error: {str(path)!r} is not a directory", err=True)
+        raise typer.Exit(EXIT_USAGE)
     target = _cache_dir(path, cache_dir, False)
     if not target.exists():
         typer.echo(f"reply-audit: no cache at {target}")

@@ -56,8 +56,19 @@ def excluded(path: Path, exclude: list[str]) -> bool:
     dirs = ["/".join(parts[:i]) for i in range(1, len(parts))]
     if any(d.rsplit("/", 1)[-1] in exclude or _matches(d, exclude) for d in dirs) or _matches(rel, exclude):
         return True
-    ignored = gitignored(path.parent)   # relative to the file's folder: its name, or nothing
-    return full.name in ignored
+    return _git_ignores(full)
+
+
+def _git_ignores(path: Path) -> bool:
+    """Whether a .gitignore (or .git/info/exclude) covers PATH, itself or a folder on its way, as git says."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(path.parent), "check-ignore", "-q", "--", path.name],
+                              capture_output=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
 
 
 def is_test_path(rel: str, patterns: list[str]) -> bool:

@@ -145,11 +145,24 @@ def _inventory(profile: Profile, files: list[FileFacts], mapping_facts: list[Map
     return inventory
 
 
-def rescan(result: ScanResult, changed: dict[str, bytes]) -> ScanResult:
-    """The scan of RESULT's tree with some files' contents replaced (in memory): only those are re-read."""
+def rescan(result: ScanResult, changed: dict[str, bytes], cache_dir: Path | None = None) -> ScanResult:
+    """The scan of RESULT's tree with some files' contents replaced (in memory): only those are re-read, or
+    taken from the facts cache in CACHE_DIR when it holds that content."""
+    from .cache import FactsCache, key_of
+
     extractor = FactsExtractor(result.profile)
-    files = [facts_for_source(changed[f.path], f.path, result.profile, extractor) if f.path in changed else f
-             for f in result.files]
+    cache = FactsCache(cache_dir, result.profile.digest) if cache_dir is not None else None
+
+    def facts(rel: str, source: bytes) -> FileFacts:
+        key = key_of(rel, source)
+        found = cache.get(key) if cache is not None else None
+        if found is None:
+            found = facts_for_source(source, rel, result.profile, extractor)
+            if cache is not None:
+                cache.put(key, found)
+        return found
+
+    files = [facts(f.path, changed[f.path]) if f.path in changed else f for f in result.files]
     return ScanResult(root=result.root, display_root=result.display_root, profile=result.profile, files=files,
                       inventory=_inventory(result.profile, files, result.mapping_facts, result.discovery_problems),
                       mapping_files=result.mapping_files, tooling=result.tooling,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import quote
 
 from .. import __version__
 from ..delta import Delta, counts
@@ -65,7 +66,8 @@ class _Links:
         if not self.url:
             return f"`{place}`"
         anchor = f"#L{f.line}" if f.line else ""
-        return f"[`{place}`]({self.url}/blob/{sha}/{self.prefix}{f.path}{anchor})"
+        target = quote(f"{self.prefix}{f.path}", safe="/")   # a space, `<` or `)` in a path never ends the link
+        return f"[`{place}`]({self.url}/blob/{quote(sha, safe='')}/{target}{anchor})"
 
 
 def _finding_line(f: Finding, link: str) -> str:

@@ -6,6 +6,7 @@ inventory (registries, legacy classes, builders, handlers, actions) before them;
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from tabulate import tabulate
 
@@ -20,9 +21,21 @@ def _paint(text: str, code: str, colour: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if colour and code else text
 
 
-def finding_line(f, colour: bool = False) -> str:
-    """`path:line:col: RULE [severity] [*] message`, the column 1-based (as editors and ruff count)."""
-    where = _paint(f"{f.path}:{f.line}:{f.col + 1}:", "1", colour)
+def shown_from(root: Path) -> str:
+    """The prefix that makes a path below ROOT one that exists from the working directory, as ruff prints paths:
+    relative to it when ROOT lies below it ('' for the working directory itself), else absolute."""
+    full = root.resolve()
+    try:
+        rel = full.relative_to(Path.cwd().resolve()).as_posix()
+    except (ValueError, OSError):
+        return full.as_posix().rstrip("/") + "/"
+    return "" if rel == "." else rel + "/"
+
+
+def finding_line(f, colour: bool = False, prefix: str = "") -> str:
+    """`path:line:col: RULE [severity] [*] message`, the column 1-based (as editors and ruff count); PREFIX
+    (`shown_from`) puts the path where the working directory finds it."""
+    where = _paint(f"{prefix}{f.path}:{f.line}:{f.col + 1}:", "1", colour)
     rule = _paint(f.rule, SEVERITY_COLOUR.get(f.severity, ""), colour)
     fix = _paint("[*] ", "32", colour) if f.fixable else ""
     return f"{where} {rule} [{f.severity}] {fix}{f.message}"
@@ -33,18 +46,19 @@ def render_table(result, evaluation=None, show_suppressed: bool = False, mode: s
     doc = build_document(result, evaluation)
     findings = evaluation.findings if evaluation else []
     parts = _inventory(doc) + [""] if mode == "verbose" else []
+    prefix = shown_from(result.root)
     if mode == "statistics":
         parts += _statistics(findings)
     else:
-        parts += [finding_line(f, colour) for f in findings]
+        parts += [finding_line(f, colour, prefix) for f in findings]
     if mode != "quiet":
         if parts and parts[-1] != "":
             parts.append("")
         parts.append(_summary(doc, findings, colour))
         if show_suppressed and evaluation and evaluation.suppressed:
-            parts += ["", "suppressed:"] + [f"  {f.path}:{f.line}: {f.rule} {f.message}"
+            parts += ["", "suppressed:"] + [f"  {prefix}{f.path}:{f.line}: {f.rule} {f.message}"
                                             for f in evaluation.suppressed]
-    parts += _not_read(doc, mode == "quiet")
+    parts += _not_read(doc, mode == "quiet", prefix)
     return "\n".join(parts) + "\n" if parts else ""
 
 
@@ -76,20 +90,20 @@ def _statistics(findings) -> list[str]:
                     headers=["count", "rule", "severity", "fixable", "name"], tablefmt="plain").splitlines()
 
 
-def _not_read(doc, quiet: bool) -> list[str]:
+def _not_read(doc, quiet: bool, prefix: str = "") -> list[str]:
     """Unparseable files and lines read only in part: in every mode, quiet included (never hidden)."""
     lines = []
     for u in doc["files"]["unparseable"]:
-        lines.append(f"{u['path']}:{u['line']}: unparseable: {u['message']}" if quiet
-                     else f"  {u['path']}:{u['line']}: {u['message']}")
+        lines.append(f"{prefix}{u['path']}:{u['line']}: unparseable: {u['message']}" if quiet
+                     else f"  {prefix}{u['path']}:{u['line']}: {u['message']}")
     if lines and not quiet:
         lines = ["", "unparseable (not checked):"] + lines
     partly = [(f["path"], s) for f in doc["files"]["fallback"] for s in f["skipped"]]
     if partly and quiet:
-        lines += [f"{path}:{s['line']}: read only in part: {s['message']}" for path, s in partly]
+        lines += [f"{prefix}{path}:{s['line']}: read only in part: {s['message']}" for path, s in partly]
     elif partly:
         lines += ["", "read only in part (this Python rejects these lines; the rest was checked):"] + \
-            [f"  {path}:{s['line']}: {s['message']}" for path, s in partly]
+            [f"  {prefix}{path}:{s['line']}: {s['message']}" for path, s in partly]
     return lines
 
 
