@@ -68,7 +68,7 @@ def main() -> int:
             floors.append(timed(lambda: floor(found.root, found.files))[0])
             colds.append(timed(lambda: evaluate(scan(args.path, profile, jobs=1)))[0])
             seconds, result = timed(lambda: scan(args.path, profile, jobs=1, cache_dir=cache))
-            seconds += timed(lambda: evaluate(result))[0]
+            seconds += timed(lambda result=result: evaluate(result))[0]
             warms.append(seconds)
             parsed_warm = result.stats.parsed
             twos.append(timed(lambda: evaluate(scan(args.path, profile, jobs=2)))[0])

@@ -6,9 +6,11 @@ Usage: python scripts/compare_migration.py OURS REFERENCE [--files GLOB ...] [--
 
 Both trees are read with `ast`. In every function defined in both, each returned builder call of OURS
 (`return rb.invalid(CODE, data={...}, message=...)`) is matched to one returned builder call of the
-reference in the same function (or in the helper `_F_internal` the reference split it into), by the literal keys of its data (less success flags and message keys, which a
-migration drops or keeps at will) and the words and interpolated expressions of its texts (one-to-one, best
-pairs first, a pair needs half its evidence in common and, where both have a text (the message, or the data's error, message or reason), a quarter of its words and expressions; never by type or code). Returns OURS classifies at run time (a call to
+reference in the same function (or in the helper `_F_internal` the reference split it into), by the
+literal keys of its data (less success flags and message keys, which a migration drops or keeps at will)
+and the words and interpolated expressions of its texts (one-to-one, best pairs first, a pair needs half
+its evidence in common and, where both have a text (the message, or the data's error, message or reason),
+a quarter of its words and expressions; never by type or code). Returns OURS classifies at run time (a call to
 the run-time classifier) are counted apart: they have no type until the code runs; their Success code is
 compared with the Success codes the reference writes in the same function. Printed: matched sites,
 reply-type and code agreement, builder calls that carry the default-code marker, and every disagreement.

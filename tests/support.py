@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from reply_audit.facts.model import FileFacts
-from reply_audit.profile import Profile, load_profile
 from reply_audit.file_facts import facts_for_source
+from reply_audit.profile import Profile, load_profile
 from reply_audit.scan import ScanResult, scan
 
 REPO = Path(__file__).resolve().parent.parent

@@ -6,9 +6,9 @@ import json
 
 from typer.testing import CliRunner
 
-from support import write_tree
 from reply_audit import __version__
 from reply_audit.cli import app
+from support import write_tree
 
 runner = CliRunner()
 
@@ -152,7 +152,7 @@ def test_every_format_shows_unparseable_and_partly_read_files(tmp_path):
 
     assert "broken.py:1: invalid syntax" in out("table")
     doc = json.loads(out("json"))
-    assert [(u["path"], u["line"]) for u in doc["files"]["unparseable"]][0] == ("broken.py", 1)
+    assert (doc["files"]["unparseable"][0]["path"], doc["files"]["unparseable"][0]["line"]) == ("broken.py", 1)
     md = out("md")
     assert "| `broken.py:1` | invalid syntax |" in md
     sarif = json.loads(out("sarif"))
@@ -415,22 +415,22 @@ def test_a_subfolder_scan_names_paths_that_exist_from_the_repository_root(tmp_pa
 def test_the_progress_bar_waits_a_second_and_only_on_a_terminal(monkeypatch):
     import sys
 
-    from reply_audit import cli
+    from reply_audit.console import Progress
 
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
-    quick = cli._progress()
+    quick = Progress()
     with quick as update:
         update("parsing", 1, 10)
     assert quick.bar is None   # under a second: nothing drawn
-    monkeypatch.setattr(cli._progress, "DELAY", 0.0)
-    slow = cli._progress()
+    monkeypatch.setattr(Progress, "DELAY", 0.0)
+    slow = Progress()
     with slow as update:
         update("parsing", 1, 10)
         update("parsing", 2, 10)
         assert slow.bar is not None and slow.bar.tasks[0].completed == 2
     monkeypatch.setenv("CI", "true")
-    logged = cli._progress()
+    logged = Progress()
     with logged as update:
         update("parsing", 1, 10)
     assert logged.bar is None   # a CI log gets no bar

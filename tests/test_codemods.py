@@ -6,11 +6,11 @@ import textwrap
 
 import pytest
 
-from support import write_tree
 from reply_audit.codemods import all_codemods, select_codemods
 from reply_audit.migrate import migrate, write
 from reply_audit.profile import load_profile
 from reply_audit.scan import scan
+from support import write_tree
 
 CODEMODS = all_codemods()
 CASES = [(c, i, ex) for c in CODEMODS for i, ex in enumerate(c.examples)]
@@ -52,8 +52,8 @@ def test_every_codemod_has_an_example_and_a_doc():
 
 
 def test_docs_codemods_md_is_generated_from_the_codemods():
-    from support import REPO
     from reply_audit.report.codemods_doc import codemods_markdown
+    from support import REPO
 
     assert (REPO / "docs" / "codemods.md").read_text(encoding="utf-8") == codemods_markdown(CODEMODS)
 

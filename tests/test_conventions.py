@@ -8,11 +8,11 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from support import REPO
 from reply_audit.cli import app
 from reply_audit.engine import evaluate
 from reply_audit.profile import load_profile
 from reply_audit.scan import scan
+from support import REPO
 
 CONVENTIONS = REPO / "tests" / "fixtures" / "conventions"
 IAR_EXAMPLE = REPO / "examples" / "iar_actions"

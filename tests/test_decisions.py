@@ -175,7 +175,7 @@ def test_a_row_no_site_matches_is_stale_and_never_applied(lending):
     stale = doc["decisions_file"]["stale"]
     assert [(r["function"], r["line"]) for r in stale] == [("return_loan", 63)]
     assert "stale row" in done.output and "no site has its fingerprint any more; not applied" in done.output
-    changed = [d for d in doc["decisions"] if d["line"] == 63][0]
+    changed = next(d for d in doc["decisions"] if d["line"] == 63)
     assert changed["origin"] == "proposed"
 
 

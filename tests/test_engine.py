@@ -8,8 +8,8 @@ import json
 
 from typer.testing import CliRunner
 
-from support import write_tree
 from reply_audit.cli import app
+from support import write_tree
 
 runner = CliRunner()
 

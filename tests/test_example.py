@@ -12,10 +12,10 @@ import sys
 
 import pytest
 
-from support import EXAMPLE, REPO
 from reply_audit.profile import load_profile
 from reply_audit.report.json_report import build_document
 from reply_audit.scan import scan
+from support import EXAMPLE, REPO
 
 PKG = "src/notesvc"
 SERVER = f"{PKG}/server.py"
@@ -184,8 +184,8 @@ def test_json_report_round_trips(doc):
 
 
 def test_example_scorecard_and_plan():
-    from reply_audit.engine import evaluate
     from reply_audit.compliance import execution_plan, requirements
+    from reply_audit.engine import evaluate
     from reply_audit.rules.base import RuleContext
 
     result = scan(EXAMPLE, load_profile(None, EXAMPLE))

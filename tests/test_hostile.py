@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from support import write_tree
 from reply_audit.rules._snippets import BUILDER, CODES
+from support import write_tree
 
 BROKEN = {   # file -> source bytes that neither Python 3.11 nor libcst accept
     "syntax/unclosed_paren.py": b"x = (1,\n",

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from support import scan_tree, write_tree
 from reply_audit.errors import UserError
 from reply_audit.profile import load_profile
 from reply_audit.scan import scan
+from support import scan_tree, write_tree
 
 LEGACY = '''
     from dataclasses import dataclass

@@ -6,14 +6,13 @@ from __future__ import annotations
 import shutil
 
 import pytest
-
 from typer.testing import CliRunner
 
-from support import REPO
 from reply_audit.cli import app
 from reply_audit.engine import evaluate
 from reply_audit.profile import load_profile
 from reply_audit.scan import scan
+from support import REPO
 
 CONVENTIONS = REPO / "tests" / "fixtures" / "conventions"
 runner = CliRunner()
@@ -239,9 +238,9 @@ HANDLER = '@mcp.tool()\ndef run(q: str):\n    return {"success": False, "error":
 
 
 def _scope_of(tmp_path, files):
-    from support import write_tree
     from reply_audit.discovery import discover
     from reply_audit.init_scope import scope
+    from support import write_tree
 
     write_tree(tmp_path, files)
     found = discover(tmp_path, ["*.py"], load_profile("canonical").scan_list("exclude"))
@@ -351,5 +350,5 @@ def test_a_catch_all_glob_is_refused(tmp_path):
                  '[result]\nbuilders = ["**"]\n', '[builder.functions]\n"f*" = "E"\n'):
         path = tmp_path / "p.toml"
         path.write_text(text)
-        with pytest.raises(UserError, match="matches every name|is also a builder method name"):
+        with pytest.raises(UserError, match=r"matches every name|is also a builder method name"):
             load_profile(str(path))

@@ -13,16 +13,16 @@ import libcst as cst
 import pytest
 from typer.testing import CliRunner
 
-from support import EXAMPLE, write_tree
+from reply_audit.api import evaluate
 from reply_audit.cli import app
 from reply_audit.codemods.apply import add_imports, rewrite_source
 from reply_audit.codemods.base import Edit, Target
 from reply_audit.codemods.edits import ReplaceCode
-from reply_audit.api import evaluate
 from reply_audit.profile import load_profile
 from reply_audit.rules._snippets import BUILDER, CODES
 from reply_audit.safe_write import WriteRefused, write_atomic
 from reply_audit.scan import scan
+from support import EXAMPLE, write_tree
 
 RUNNER = CliRunner()
 

@@ -10,21 +10,20 @@ import stat
 import textwrap
 from pathlib import Path
 
+import libcst as cst
 import pytest
 from typer.testing import CliRunner
 
 from reply_audit.cli import app
 from reply_audit.codemods.apply import add_imports
 from reply_audit.codemods.context import PlanContext
-from reply_audit.engine import evaluate
 from reply_audit.codemods.imports import ImportFinder
+from reply_audit.engine import evaluate
 from reply_audit.facts.model import Signature, WrapperFact
 from reply_audit.journal import FOLDER, Journal
 from reply_audit.profile import load_profile
 from reply_audit.scan import scan
 from support import facts_of, write_tree
-
-import libcst as cst
 
 RUNNER = CliRunner()
 
@@ -284,8 +283,8 @@ def test_an_interrupted_apply_is_recorded_then_resumed_or_rolled_back(tmp_path):
     shown = json.loads(cli("migrate", root, "-f", "json").stdout)
     assert [f["path"] for f in shown["files"]] == ["a.py", "b.py"]
     # a run killed after the journal and the first file: simulate it with the journal's own API
-    from reply_audit.migrate import migrate
     from reply_audit.codemods import select_codemods
+    from reply_audit.migrate import migrate
 
     result = migrate(scan(root, load_profile(None, root)), select_codemods(None, None))
     new = {p: result.sources[p] for p in ("a.py", "b.py")}

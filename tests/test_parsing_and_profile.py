@@ -6,11 +6,11 @@ import sys
 
 import pytest
 
-from support import scan_tree, write_tree
 from reply_audit.errors import UserError
+from reply_audit.file_facts import facts_for_source
 from reply_audit.parsing import parse_source
 from reply_audit.profile import load_profile, merge
-from reply_audit.file_facts import facts_for_source
+from support import scan_tree, write_tree
 
 
 # ------------------------------------------------------------------------ parsing

@@ -9,8 +9,8 @@ import sys
 
 from typer.testing import CliRunner
 
-from support import REPO, write_tree
 from reply_audit.cli import app
+from support import REPO, write_tree
 
 FIXTURE = REPO / "tests" / "fixtures" / "conventions" / "model_replies"
 RUNNER = CliRunner()

@@ -6,13 +6,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from support import scan_tree
+from reply_audit.compliance import CHUNKS, REQUIREMENTS, Requirement, execution_plan, requirements
 from reply_audit.engine import evaluate
 from reply_audit.profile import load_profile
-from reply_audit.compliance import CHUNKS, REQUIREMENTS, Requirement, execution_plan, requirements
 from reply_audit.rules import all_rules
 from reply_audit.rules._snippets import BUILDER, CODES
 from reply_audit.rules.base import RuleContext
+from support import scan_tree
 
 
 def _rows(root, files, profile_text: str = "") -> dict[str, Requirement]:

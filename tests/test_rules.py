@@ -6,13 +6,13 @@ import textwrap
 
 import pytest
 
-from support import EXAMPLE, REPO, write_tree
 from reply_audit.engine import evaluate
 from reply_audit.profile import load_profile
 from reply_audit.report.rules_doc import rules_markdown
 from reply_audit.rules import all_rules
 from reply_audit.rules.base import SEVERITIES
 from reply_audit.scan import scan
+from support import EXAMPLE, REPO, write_tree
 
 RULES = all_rules()
 CASES = [(r, kind, i, ex) for r in RULES for kind in ("valid", "invalid") for i, ex in enumerate(getattr(r, kind))]

@@ -7,14 +7,14 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from support import EXAMPLE, write_tree
+from reply_audit.api import evaluate
 from reply_audit.cache import SCHEMA, FactsCache, key_of
 from reply_audit.cli import app
-from reply_audit.api import evaluate
 from reply_audit.profile import load_profile
 from reply_audit.report.json_report import render_json
 from reply_audit.scan import scan
 from reply_audit.workers import extract_all
+from support import EXAMPLE, write_tree
 
 RUNNER = CliRunner()
 

@@ -13,10 +13,10 @@ import pytest
 from cmarkgfm.cmark import Options
 from typer.testing import CliRunner
 
-from support import write_tree
 from reply_audit.cli import app
 from reply_audit.report.pr_comment import GITHUB_LIMIT, MARKER
 from reply_audit.rules._snippets import BUILDER, CODES
+from support import write_tree
 
 RUNNER = CliRunner()
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
@@ -236,7 +236,7 @@ def _fake_github(comments: list[dict], calls: list[tuple[str, str]], read_only: 
             self.end_headers()
             self.wfile.write(data)
 
-        def do_GET(self):  # noqa: N802
+        def do_GET(self):
             calls.append(("GET", self.path))
             assert self.headers["Authorization"] == "Bearer t0k"
             if self.path == "/user":
@@ -244,7 +244,7 @@ def _fake_github(comments: list[dict], calls: list[tuple[str, str]], read_only: 
             else:
                 self._reply(200, comments if "page=1" in self.path else [])
 
-        def do_POST(self):  # noqa: N802
+        def do_POST(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             calls.append(("POST", self.path))
             if read_only:
@@ -252,7 +252,7 @@ def _fake_github(comments: list[dict], calls: list[tuple[str, str]], read_only: 
             comments.append({"id": 8, "body": body["body"], "user": {"login": "github-actions[bot]"}})
             self._reply(201, comments[-1])
 
-        def do_PATCH(self):  # noqa: N802
+        def do_PATCH(self):
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             calls.append(("PATCH", self.path))
             next(c for c in comments if c["id"] == int(self.path.rsplit("/", 1)[1]))["body"] = body["body"]

@@ -18,8 +18,8 @@ import shutil
 from pathlib import Path
 
 from . import __version__
-from .safe_write import WriteRefused, replace
 from .facts.model import FileFacts
+from .safe_write import WriteRefused, replace
 
 SCHEMA = "reply-audit-cache/1"
 DEFAULT_DIR = ".reply-audit-cache"

@@ -14,8 +14,8 @@ class; rows and chunks are built from the rules, not from lists of ids.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -183,8 +183,9 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
         "terminal-returned": lambda: Tally(len(terminal)),
         "builder-frozen": lambda: Tally(len(builders), na=no_builder,
                                         failing=sum(1 for b in builders if not b["frozen_after_terminal"])),
-        "layer-ownership": lambda: Tally(len(canonical) + len(builders), na=no_layer or no_registry, failing=flagged.get(
-            "RA103", 0) + sum(1 for b in builders if not b["validates_layer"])),
+        "layer-ownership": lambda: Tally(
+            len(canonical) + len(builders), na=no_layer or no_registry,
+            failing=flagged.get("RA103", 0) + sum(1 for b in builders if not b["validates_layer"])),
         "registry-well-formed": lambda: Tally(sum(len(r["codes"]) for r in ctx.active_registries()),
                                               na=no_registry),
         "registered-codes": lambda: Tally(len(calls), unknown=len(unresolved), na=no_registry),

@@ -16,14 +16,14 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .discovery import select
 from .codemods.planner import evaluate_fixable as evaluate
+from .compliance import Requirement, requirements
+from .discovery import select
 from .engine import Evaluation
 from .errors import UserError
 from .gitrev import Revision, list_files, read_blobs
 from .mappings import load_mapping_bytes, load_mapping_file
 from .profile import Profile
-from .compliance import Requirement, requirements
 from .rules.base import Finding, RuleContext
 from .scan import PRECOMMIT_FILES, ScanResult, scan_sources, tooling_facts
 

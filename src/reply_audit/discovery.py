@@ -61,14 +61,10 @@ def excluded(path: Path, exclude: list[str]) -> bool:
 
 def _git_ignores(path: Path) -> bool:
     """Whether a .gitignore (or .git/info/exclude) covers PATH, itself or a folder on its way, as git says."""
-    import subprocess
+    from .gitrev import run
 
-    try:
-        done = subprocess.run(["git", "-C", str(path.parent), "check-ignore", "-q", "--", path.name],
-                              capture_output=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+    done = run(path.parent, "check-ignore", "-q", "--", path.name, timeout=30)
+    return done is not None and done.returncode == 0
 
 
 def is_test_path(rel: str, patterns: list[str]) -> bool:
@@ -80,16 +76,13 @@ def repo_prefix(root: Path) -> str:
     repository's root, where CI and `git apply` read them; outside a repository, ROOT's place below the working
     directory; '' when it lies elsewhere."""
     import os
-    import subprocess
+
+    from .gitrev import run
 
     folder = root if root.is_dir() else root.parent
-    try:
-        done = subprocess.run(["git", "-C", str(folder), "rev-parse", "--show-prefix"], capture_output=True,
-                              timeout=30)
-        if done.returncode == 0:
-            return done.stdout.decode("utf-8", errors="surrogateescape").strip()
-    except (OSError, subprocess.TimeoutExpired):
-        pass
+    done = run(folder, "rev-parse", "--show-prefix", timeout=30)
+    if done is not None and done.returncode == 0:
+        return done.stdout.decode("utf-8", errors="surrogateescape").strip()
     try:
         rel = Path(os.path.relpath(folder.resolve(), Path.cwd().resolve())).as_posix()
     except ValueError:   # another drive
@@ -100,15 +93,11 @@ def repo_prefix(root: Path) -> str:
 def gitignored(root: Path) -> frozenset[str]:
     """What git ignores under ROOT, as paths relative to it (folders with a trailing `/`): untracked files and
     folders a `.gitignore` names. Empty when ROOT is not in a git work tree or git is missing."""
-    import subprocess
+    from .gitrev import run
 
     folder = root if root.is_dir() else root.parent
-    try:
-        done = subprocess.run(["git", "-C", str(folder), "ls-files", "-z", "--others", "--ignored",
-                               "--exclude-standard", "--directory"], capture_output=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return frozenset()
-    if done.returncode != 0:
+    done = run(folder, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+    if done is None or done.returncode != 0:
         return frozenset()
     return frozenset(p.decode("utf-8", errors="surrogateescape") for p in done.stdout.split(b"\0") if p)
 

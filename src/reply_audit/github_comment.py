@@ -28,7 +28,6 @@ from pathlib import Path
 
 from .report.pr_comment import MARKER
 
-
 WORKFLOW_BOT = "github-actions[bot]"
 
 

@@ -1,4 +1,4 @@
-"""Reading a git revision's files straight from the object database.
+"""Git, the one place that runs it: reading a revision's files straight from the object database.
 
 No checkout, no change to the user's working tree or index: `git ls-tree`
 lists a revision's files below a path, and one `git cat-file --batch` process
@@ -21,6 +21,21 @@ class Revision:
     ref: str          # as the user wrote it
     sha: str          # the commit
     subject: str      # its first message line
+
+
+def run(folder: Path, *args: str, timeout: float = 60,
+        input: bytes | None = None) -> subprocess.CompletedProcess[bytes] | None:
+    """`git -C FOLDER ARGS`, its output as bytes; None when git cannot be run (not installed, timed out)."""
+    try:
+        return subprocess.run(["git", "-C", str(folder), *args], input=input, capture_output=True, timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def show(folder: Path, spec: str) -> bytes | None:
+    """The blob `git show SPEC` prints (`HEAD:./path`), or None when there is none."""
+    done = run(folder, "show", spec)
+    return done.stdout if done is not None and done.returncode == 0 else None
 
 
 def _git(repo: Path, *args: str, input: bytes | None = None) -> bytes:

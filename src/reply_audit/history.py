@@ -16,21 +16,21 @@ scorecard's requirements met, in percent).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
-from .discovery import is_test_path, select
 from .codemods.planner import evaluate_fixable as evaluate
+from .compliance import requirements
+from .discovery import is_test_path, select
 from .errors import UserError
 from .facts.extract import FactsExtractor
 from .facts.model import FileFacts
+from .file_facts import facts_for_source
 from .gitrev import _git, list_files, read_blobs
 from .index import ModuleMap
 from .profile import Profile
-from .compliance import requirements
 from .rules.base import SEVERITIES, RuleContext
-from .file_facts import facts_for_source
 from .scan import PRECOMMIT_FILES, ScanResult, _inventory, tooling_facts
 
 COLUMNS = ["commit", "date", "subject", "files", "findings", *SEVERITIES, "legacy_codes", "legacy_uses",

@@ -222,7 +222,7 @@ class IndexBuilder:
         if self.profile.code_scope == "positions":
             regs = self._used_registries(regs, all_mappings)
         attr_codes: dict[str, str] = {}
-        for path, reg, _ in regs:
+        for _path, reg, _ in regs:
             for c in reg.codes:
                 if c.attr:
                     attr_codes.setdefault(f"{reg.name}.{c.attr}", c.code)
@@ -485,7 +485,8 @@ class IndexBuilder:
                     "except_kind": call.except_kind, "except_line": call.except_line, "function": call.function,
                     "in_builder": call.in_builder,
                     "guards": list(call.guards), "message": call.message,
-                    "guard_on_params": call.guard_on_params, "cites_params": call.cites_params, "bare": call.bare, "followed": call.followed,
+                    "guard_on_params": call.guard_on_params, "cites_params": call.cites_params, "bare": call.bare,
+                "followed": call.followed,
                     "in_generator": call.in_generator, "type": call.reply_type, "has_code": call.has_code,
                     "binding_kind": call.binding_kind, "unused": call.unused,
                 })
@@ -512,7 +513,8 @@ class IndexBuilder:
                 inv.handlers.append({
                     "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
                     "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,
-                    "end_line": h.end_line, "first_line": h.first_line, "inline_body": h.inline_body, "local_names": h.local_names,
+                    "end_line": h.end_line, "first_line": h.first_line, "inline_body": h.inline_body,
+                    "local_names": h.local_names,
                     "top_calls": h.top_calls, "registered": registered, "annotation": h.annotation,
                 })
         canonical = self.profile.builder_methods

@@ -141,8 +141,8 @@ class _Collector:
             if isinstance(sub, ast.If):
                 test = sub.test
                 sides = (test.left, *test.comparators) if isinstance(test, ast.Compare) else ()
-                literal = any(str_value(n) is not None or isinstance(n, (ast.Tuple, ast.List, ast.Set))
-                              and all(str_value(e) is not None for e in n.elts) for n in sides)
+                literal = any(str_value(n) is not None or (isinstance(n, (ast.Tuple, ast.List, ast.Set))
+                              and all(str_value(e) is not None for e in n.elts)) for n in sides)
                 if literal and any(isinstance(n, ast.Name) and n.id in params for n in sides):
                     called = [c for b in sub.body if isinstance(b, ast.Return) and b.value is not None
                               for c in _returned_calls(b.value)]
@@ -331,7 +331,8 @@ def propose(ev: Evidence) -> str:
     elif base == "iar":
         handler_lines.append("decorators = []  # no handler-like decorator found")
     # a register call counts when it is handed functions defined in the tree (not API keys or plugins' names)
-    registers = [name for name, _ in ev.register_calls.most_common() if any(target in ev.functions for _, target in ev.register_args[name])]
+    registers = [name for name, _ in ev.register_calls.most_common()
+                 if any(target in ev.functions for _, target in ev.register_args[name])]
     if registers:
         top = registers[0]
         # the position that most often holds a function defined in the tree

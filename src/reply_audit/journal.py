@@ -47,7 +47,7 @@ class Journal:
         return self.root / FOLDER
 
     @staticmethod
-    def find(root: Path) -> "Journal | None":
+    def find(root: Path) -> Journal | None:
         """The journal an interrupted run left in ROOT, or None. An unreadable one is an error."""
         path = root / FOLDER / "journal.json"
         if not (root / FOLDER).exists():
@@ -62,7 +62,7 @@ class Journal:
             return Journal(root, [])
 
     @classmethod
-    def begin(cls, root: Path, changes: list[tuple[str, bytes, bytes, int]]) -> "Journal":
+    def begin(cls, root: Path, changes: list[tuple[str, bytes, bytes, int]]) -> Journal:
         """Record CHANGES (path, old bytes, new bytes, mode) durably before anything is replaced."""
         folder = root / FOLDER
         folder.mkdir(exist_ok=False)

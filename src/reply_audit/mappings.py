@@ -25,6 +25,7 @@ import io
 import re
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from .errors import UserError
 from .facts.model import MappingEntry, MappingFact

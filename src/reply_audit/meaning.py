@@ -93,7 +93,7 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
     unknown: list[str] = []
     for key in _setting(profile, "error_keys"):
         kind = values.get(key)
-        if kind in ("true", "text") or kind == "str" and texts.get(key, "x"):
+        if kind in ("true", "text") or (kind == "str" and texts.get(key, "x")):
             failing.append(f"{key!r} holds an error")
         elif kind == "other":
             unknown.append(key)

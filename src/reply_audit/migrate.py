@@ -15,10 +15,10 @@ uncommitted change to it, unless `allow_dirty`.
 from __future__ import annotations
 
 import difflib
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import gitrev
 from .codemods import all_codemods
 from .codemods.apply import rewrite_source
 from .codemods.base import Codemod, Edit
@@ -217,19 +217,15 @@ def _in_git_tree(root: Path) -> bool:
     return any((parent / ".git").exists() for parent in (root.resolve(), *root.resolve().parents))
 
 
-def _git(root: Path, *args: str, text: bool = True):
-    """Run git in ROOT; raise UserError when git cannot answer for a tree that is under git."""
-    try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=text, timeout=60)
-    except (OSError, subprocess.SubprocessError) as exc:
-        raise UserError(f"cannot check for uncommitted changes (git: {exc}); pass --allow-dirty to write "
-                        "anyway") from None
-    if done.returncode != 0:
-        err = done.stderr if text else done.stderr.decode("utf-8", errors="replace")
-        first = (err.strip().splitlines() or ["no message"])[0]
+def _git(root: Path, *args: str) -> bytes:
+    """Git's output in ROOT; UserError when git cannot answer for a tree that is under git."""
+    done = gitrev.run(root, *args)
+    if done is None or done.returncode != 0:
+        first = "git cannot be run" if done is None else (
+            done.stderr.decode("utf-8", errors="replace").strip().splitlines() or ["no message"])[0]
         raise UserError(f"cannot check for uncommitted changes (git: {first}); pass --allow-dirty to write "
                         "anyway")
-    return done
+    return done.stdout
 
 
 def dirty_files(root: Path, paths: list[str]) -> list[str]:
@@ -239,11 +235,11 @@ def dirty_files(root: Path, paths: list[str]) -> list[str]:
     taken for a clean tree."""
     if not paths or not _in_git_tree(root):
         return []
-    top = _git(root, "rev-parse", "--show-toplevel")
-    status = _git(root, "status", "--porcelain", "-z", "--", *paths, text=False)
-    top_dir = Path(top.stdout.strip()).resolve()
+    top = _git(root, "rev-parse", "--show-toplevel").decode("utf-8", errors="surrogateescape")
+    status = _git(root, "status", "--porcelain", "-z", "--", *paths)
+    top_dir = Path(top.strip()).resolve()
     dirty = set()
-    for entry in status.stdout.decode("utf-8", errors="replace").split("\0"):
+    for entry in status.decode("utf-8", errors="replace").split("\0"):
         if len(entry) > 3:
             full = (top_dir / entry[3:]).resolve()
             try:

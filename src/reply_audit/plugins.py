@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from typing import Callable
+from collections.abc import Callable
 
 
 def classes_in(package: str, path, base: type, accept: Callable[[str], bool]) -> list[type]:

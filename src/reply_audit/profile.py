@@ -744,8 +744,8 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
     _expect(migrate.get("dict_returns", {}), "migrate.dict_returns", origin,
             lists=("success_flags", "error_keys", "status_keys", "failure_values", "message_keys", "denied_flags",
                    "decision_keys", "denied_values", "denied_patterns", "input_exceptions", "error_patterns",
-                   "invalid_patterns", "refusal_patterns", "lookup_exceptions", "failure_prefixes", "unsupported_patterns", "error_flags",
-                   "doubtful_failure_values"),
+                   "invalid_patterns", "refusal_patterns", "lookup_exceptions", "failure_prefixes",
+                   "unsupported_patterns", "error_flags", "doubtful_failure_values"),
             strings=("legacy_code_key", "helper", "denied_code"))
     for key in ("denied_patterns", "error_patterns", "invalid_patterns", "refusal_patterns", "unsupported_patterns"):
         for pattern in migrate.get("dict_returns", {}).get(key, []):
@@ -775,7 +775,7 @@ def _validate_migrate(data: dict[str, Any], origin: str, compiled: re.Pattern[st
                                 f"{', '.join(sorted(known))}")
     for key in ("sole_area_types", "quiet_area_types"):
         if key in codes and (not isinstance(codes[key], list) or not all(isinstance(t, str) for t in codes[key])
-                             or letters and not set(codes[key]) <= set(letters)):
+                             or (letters and not set(codes[key]) <= set(letters))):
             raise UserError(f"{origin}: [migrate.codes] {key} must be a list of type letters (of {letters})")
     if "mark_fallback" in codes and not isinstance(codes["mark_fallback"], bool):
         raise UserError(f"{origin}: [migrate.codes] mark-fallback must be true or false")
@@ -904,7 +904,7 @@ def project_anchor(folder: Path) -> Path | None:
     return next((c for c in (folder, *folder.parents) if (c / ".git").exists()), None)
 
 
-def with_excludes(profile: "Profile", exclude: list[str] | None, extend: list[str] | None) -> "Profile":
+def with_excludes(profile: Profile, exclude: list[str] | None, extend: list[str] | None) -> Profile:
     """PROFILE with `[scan] exclude` replaced by EXCLUDE and/or extended by EXTEND (--exclude, --extend-exclude);
     the same profile when neither is given."""
     if not exclude and not extend:

@@ -98,9 +98,8 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
     """Scan ROOT. JOBS: processes for extraction (1: this one; None: one per CPU for a large tree).
     CACHE_DIR: keep and reuse facts per file there (None: no cache). PROGRESS(stage, done, total)."""
     from .cache import FactsCache, tag
-    from .workers import extract_all
-
     from .discovery import gitignored
+    from .workers import extract_all
 
     found = discover(root, profile.scan_list("include"), profile.scan_list("exclude"),
                      gitignored(root) if root.is_dir() else frozenset())

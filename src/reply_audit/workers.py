@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .cache import FactsCache, key_of
 from .facts.extract import FactsExtractor

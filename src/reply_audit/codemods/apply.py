@@ -17,7 +17,6 @@ keeps every byte it does not change (encoding, BOM, line endings included).
 
 from __future__ import annotations
 
-import ast
 import re
 from bisect import bisect_left
 from collections import defaultdict
@@ -98,7 +97,7 @@ class _Applier(cst.CSTTransformer):
             return "def", (node.name.value, self.get_metadata(PositionProvider, node.name).start.line)
         return None
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):  # noqa: D401 - libcst hook
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
         if self.ctx.pending_comment and isinstance(updated_node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             updated_node = _with_comment(updated_node, self.ctx.pending_comment)
             self.ctx.pending_comment = None

@@ -41,7 +41,7 @@ class Edit:
     description: str
     imports: list[str] = field(default_factory=list)   # import statements the rewritten file then needs
     definitions: dict[str, str] = field(default_factory=dict)  # module-level defs it needs: name -> source
-    findings: list["Finding"] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
 
     @property
     def key(self) -> tuple:
@@ -55,11 +55,11 @@ class Edit:
     def targets(self) -> list[Target]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def rewrite(self, target: Target, original: "cst.CSTNode", updated: "cst.CSTNode",
-                ctx: "RewriteContext") -> "cst.CSTNode":  # pragma: no cover - abstract
+    def rewrite(self, target: Target, original: cst.CSTNode, updated: cst.CSTNode,
+                ctx: RewriteContext) -> cst.CSTNode:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def absorb(self, other: "Edit") -> None:
+    def absorb(self, other: Edit) -> None:
         """Merge another plan with the same key (default: nothing to merge)."""
 
 
@@ -97,7 +97,7 @@ class Codemod:
     doc: ClassVar[str]
     examples: ClassVar[list[Example]] = []
 
-    def plan(self, finding: "Finding", ctx: "PlanContext") -> Edit | Skip | None:  # pragma: no cover
+    def plan(self, finding: Finding, ctx: PlanContext) -> Edit | Skip | None:  # pragma: no cover
         raise NotImplementedError
 
     def summary(self) -> dict[str, Any]:

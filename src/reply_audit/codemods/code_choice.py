@@ -79,7 +79,7 @@ class CodeIndex:
 
     @classmethod
     def build(cls, code_texts: dict[str, str], uses: list[tuple[str, str, str, str]],
-              stop_words: frozenset[str] = frozenset()) -> "CodeIndex":
+              stop_words: frozenset[str] = frozenset()) -> CodeIndex:
         """CODE_TEXTS: code -> registry text; USES: (code, path, function, message) of compliant calls;
         STOP_WORDS: words that say nothing about a situation (`the`, `not`)."""
         index = cls(stop_words=stop_words)
@@ -127,8 +127,8 @@ class CodeIndex:
             vocabulary: dict[str, set[str]] = {}
             for w, areas in used_by.items():
                 area = next(iter(areas))
-                if len(areas) == 1 and (not keys_only or keyed[(w, area)] >= 2 and not any(
-                        w in self.registry.get(c, []) for c in area_of if area_of[c] != area)):
+                if len(areas) == 1 and (not keys_only or (keyed[(w, area)] >= 2 and not any(
+                        w in self.registry.get(c, []) for c in area_of if area_of[c] != area))):
                     vocabulary.setdefault(area, set()).add(w)
             self._vocabulary[key] = vocabulary
         return self._vocabulary[key]
@@ -237,14 +237,15 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
         score, why = 0.0, []
         area = (parts.area or "").lower()
         vocabulary = own_words.get(parts.area or "", set())
-        hit = area in named and area or next(iter(sorted(named & area_words.get(parts.area or "", set()))), "")
+        hit = (area in named and area) or next(iter(sorted(named & area_words.get(parts.area or "", set()))), "")
         # (the handler's own name only: a package name such as `lending/` is no statement about one handler)
         registry_hit = "" if hit else next(iter(sorted(own_name & vocabulary)), "")
         if hit or registry_hit:
             score += area_weight
             why.append(f"the name says {hit!r}: area {parts.area}" if hit else
                        f"the name says {registry_hit!r}, a word only area {parts.area}'s registry entries use")
-        told = sorted((said - named) & (area_words.get(parts.area or "", set()) | described.get(parts.area or "", set())))
+        area = parts.area or ""
+        told = sorted((said - named) & (area_words.get(area, set()) | described.get(area, set())))
         if told:
             score += area_weight
             why.append(f"the message says {told[0]!r}: area {parts.area}")

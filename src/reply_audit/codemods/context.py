@@ -15,8 +15,8 @@ from typing import Any
 
 from ..facts.model import BuilderFact, FileFacts, HandlerFact, WrapperFact
 from ..scan import ScanResult
-from .ftypes import Skip
 from .decisions import DecisionsFile
+from .ftypes import Skip
 from .imports import ImportFinder
 
 

@@ -30,22 +30,21 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 import libcst.matchers as cst_matchers
 
+from ..directives import DEFAULT_CODE, marker_comment
 from ..facts.registries import last_name
 from ..facts.signatures import is_dict_annotation
-from ..rules.ra308_handler_not_wrapped import has_decorator
-from ..directives import DEFAULT_CODE, marker_comment
 from ..meaning import NOTHING, Verdict, classify_dict, failure_verdict
+from ..rules.ra308_handler_not_wrapped import has_decorator
+from . import reply_api
 from .base import Edit, Refused, Skip, Target
 from .code_choice import CodeChoice, legacy_type, rank
 from .decisions import RUNTIME, Choice, Decision, fingerprint, mapping_choice
-from . import reply_api
 
 MARKER = marker_comment(DEFAULT_CODE)
 REPLY_KINDS = frozenset({"builder", "reply"})
@@ -948,7 +947,7 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
         f"        for key in {_py(decision_keys)})",
         "    failed = denied or False in flags or True not in flags and (",
         f"        any(data.get(key) for key in {_py(errors)})",
-        f"        or any(data.get(key) is True or str(data.get(key)).strip().lower() in (\"true\", \"yes\", \"1\")",
+        "        or any(data.get(key) is True or str(data.get(key)).strip().lower() in (\"true\", \"yes\", \"1\")",
         f"               for key in {_py(error_flags)})",
         f"        or any(str(data.get(key, \"\")).lower() in {_py_wrapped(failures, 12)} for key in {_py(status)})",
         "        or any(str(data.get(key) or \"\").strip().lower().startswith(",

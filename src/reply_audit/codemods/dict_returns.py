@@ -188,10 +188,11 @@ def notes_stats() -> Reply:
     stats = {"count": len(NOTES)}
     stats["largest"] = max(NOTES, default=None)
     return _reply_from_legacy(stats, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001")  # reply-audit: default-code
-'''},
+'''},  # noqa: E501 (the rewritten line, pinned whole)
         note="the wrapper turns raw results into Errors, so each handler is wrapped and converted in one edit; the "
              "legacy code NOTES-Q-I-001 maps to WA-RES-I-001; a broad except's Error takes [migrate.except-to-error] "
-             "code; a search's Success the only Success code of READ; a dict built in a variable is classified at run time: "
+             "code; a search's Success the only Success code of READ; a dict built in a variable is classified "
+             "at run time: "
              "notes_stats names no domain, so it gets the fallback codes, marked because the failure's type is "
              "known only at run time",
     ), Example(

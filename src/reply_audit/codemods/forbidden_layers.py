@@ -55,7 +55,8 @@ def notes_hide(rb: ReplyBuilder, path):
     return rb.success("WA-RES-S-001", {"path": path})
 '''},
         note="EN-VAL-I-001 has two candidate owners (WA-VAL-I-001, CT-VAL-I-001): reported, left alone",
-        skipped=("EN-VAL-I-001: no single WA/CT/MCP-VAL-I code to move it to (registered: CT-VAL-I-001, WA-VAL-I-001)",) * 2,
+        skipped=("EN-VAL-I-001: no single WA/CT/MCP-VAL-I code to move it to "
+                 "(registered: CT-VAL-I-001, WA-VAL-I-001)",) * 2,
     )]
 
     def plan(self, finding, ctx):

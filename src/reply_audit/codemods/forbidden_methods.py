@@ -73,8 +73,8 @@ def notes_list(rb: ReplyBuilder, notes):
                 note = f" (code {call['code']} kept: {candidate} is not registered)"
         profile = ctx.profile
         if profile.method_code_argument(call["method"]) != profile.method_code_argument(new_method):
-            return Skip(f"{call['method']}() and {new_method}() take their code at different places ([builder.methods]): "
-                        "rename it by hand")
+            return Skip(f"{call['method']}() and {new_method}() take their code at different places "
+                        "([builder.methods]): rename it by hand")
         return RewriteCall(
             codemod=self.name, path=call["path"], spans=[span_of(call)],
             description=f"{call['receiver']}.{call['method']}() -> {new_method}()"

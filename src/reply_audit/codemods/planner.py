@@ -100,7 +100,7 @@ def evaluate_fixable(result: ScanResult, select: list[str] | None = None, ignore
 
 
 def _overlap(a: tuple, b: tuple) -> bool:
-    return (a[0], a[1]) < (b[2], b[3]) and (b[0], b[1]) < (a[2], a[3]) or a[:2] == b[:2]
+    return ((a[0], a[1]) < (b[2], b[3]) and (b[0], b[1]) < (a[2], a[3])) or a[:2] == b[:2]
 
 
 def choose(edits: list[Edit], order: dict[str, int]) -> tuple[list[Edit], list[Edit]]:

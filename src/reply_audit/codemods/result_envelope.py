@@ -213,7 +213,7 @@ def calculate(expression):
     }, "reflection": {"status": "ok", "confidence": 1.0, "alignment_check": "pass", "potential_issues": []}}
 
 registry.register_action("calculate", calculate)
-'''},
+'''},  # noqa: E501 (the rewritten line, pinned whole)
         note="the error becomes an object with a default code, the missing reflection a default one; both "
              "are marked for review",
     ), Example(

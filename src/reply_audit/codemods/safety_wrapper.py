@@ -6,8 +6,16 @@ from dataclasses import dataclass
 
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from .base import Codemod, Edit, Example, Skip, Target
-from .convert import (LEGACY_WRAP, REPLY_KINDS, add_decorator, legacy_wrap, plan_handler, safety_decoration,
-                      typed_wrapper_words, wrapper_words)
+from .convert import (
+    LEGACY_WRAP,
+    REPLY_KINDS,
+    add_decorator,
+    legacy_wrap,
+    plan_handler,
+    safety_decoration,
+    typed_wrapper_words,
+    wrapper_words,
+)
 
 _SAFETY = '''
 def mcp_safe_tool(func):

@@ -32,8 +32,8 @@ from .model import (
     ImportFact,
     MappingFact,
     MessageUse,
-    RegistryFact,
     RegistrationFact,
+    RegistryFact,
     ReturnFact,
 )
 from .registries import RegistryReader, dotted_name, last_name, str_value
@@ -179,7 +179,7 @@ def _literal_kind(node: ast.expr) -> str:
         return "true" if value else "false"
     if kind in ("none", "str"):
         return kind
-    if kind == "fstring" or kind == "call" and value == "str" or _is_text(node):
+    if kind == "fstring" or (kind == "call" and value == "str") or _is_text(node):
         return "text"
     return "other"
 
@@ -188,10 +188,10 @@ def _is_text(node: ast.expr) -> bool:
     """`"a" + x`, `x + f"..."`, `"%s" % x`, `"{}".format(x)`: a string however it is built."""
     if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):   # `reason or "no reason given"`
         last = node.values[-1]
-        return isinstance(last, ast.JoinedStr) or _is_text(last) or isinstance(last, ast.Constant) \
-            and isinstance(last.value, str) and bool(last.value)
+        return isinstance(last, ast.JoinedStr) or _is_text(last) or (isinstance(last, ast.Constant) \
+            and isinstance(last.value, str) and bool(last.value))
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-        return any(isinstance(side, ast.JoinedStr) or isinstance(side, ast.Constant) and isinstance(side.value, str)
+        return any(isinstance(side, ast.JoinedStr) or (isinstance(side, ast.Constant) and isinstance(side.value, str))
                    for side in (node.left, node.right))
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
         and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)
@@ -502,7 +502,7 @@ def _literal_type(value: ast.AST | None) -> str:
         return "tuple"
     if isinstance(value, (ast.List, ast.ListComp)):
         return "list"
-    if isinstance(value, (ast.JoinedStr,)) or isinstance(value, ast.Constant) and isinstance(value.value, str):
+    if isinstance(value, (ast.JoinedStr,)) or (isinstance(value, ast.Constant) and isinstance(value.value, str)):
         return "str"
     if isinstance(value, ast.Constant) and isinstance(value.value, bool):
         return "bool"
@@ -515,8 +515,9 @@ def param_reads(node: ast.AST, strong: set[str], weak: frozenset[str] | set[str]
     """How NODE reads the caller's values: "direct" when it reads one of STRONG itself (`int(limit)`, `Kind(tag)`,
     `tags.split()`, `x > 0`, `x[0]`); "indirect" when only through the system's own work (an argument of a plain
     function or of another object's method, `fetch_price(item)`, `store.read(name)`; a key into the system's
-    data, `LOANS[loan_id]`) or through one of WEAK (a local that may be the system's own value: `raw = limit or "10"`); "" when it reads
-    none. A builtin or a class (a capitalised name) converts the value itself, wherever it stands."""
+    data, `LOANS[loan_id]`) or through one of WEAK (a local that may be the system's own value:
+    `raw = limit or "10"`); "" when it reads none. A builtin or a class (a capitalised name) converts the value
+    itself, wherever it stands."""
     found = ""
 
     def walk(node: ast.AST, inside: bool) -> None:
@@ -634,7 +635,7 @@ class _Function:
     qualname: str
     body: list[ast.stmt]
     args: ast.arguments | None
-    extractor: "FactsExtractor"
+    extractor: FactsExtractor
     handler: HandlerFact | None = None
     value_kinds: dict[str, tuple[str, int | None, list[str]]] = field(default_factory=dict)
     value_shapes: dict[str, dict[str, list]] = field(default_factory=dict)  # profiles with [result]
@@ -686,10 +687,10 @@ class _Ctx:
     try_fixed_keys: bool = False  # …and whether it reads a fixed key of other data (`resp["price"]`)
     except_line: int | None = None  # the line of the enclosing except clause
 
-    def but(self, **changes) -> "_Ctx":
+    def but(self, **changes) -> _Ctx:
         values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
-                                                         "prefix", "guards", "except_types", "try_reads", "try_fixed_keys",
-                                                         "except_line")}
+                                                         "prefix", "guards", "except_types", "try_reads",
+                                                         "try_fixed_keys", "except_line")}
         values.update(changes)
         return _Ctx(**values)
 

@@ -9,7 +9,7 @@ Lines are 1-based, columns 0-based, as in `ast`.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any, get_args, get_origin, get_type_hints
 
 
@@ -295,18 +295,18 @@ class FileFacts:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "FileFacts":
+    def from_dict(cls, data: dict[str, Any]) -> FileFacts:
         return _build(cls, data)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _plan(tp: type) -> tuple[tuple[str, Any], ...]:
     """(field name, its type) of a dataclass, resolved once per class."""
     hints = get_type_hints(tp)
     return tuple((f.name, hints[f.name]) for f in fields(tp))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _plain(tp: Any) -> bool:
     """Is a value of type TP used as it is (no dataclass inside)?"""
     if is_dataclass(tp) or get_origin(tp) is tuple:   # JSON turns tuples into lists: rebuild them

@@ -104,8 +104,8 @@ def read_wrapper(fn: ast.FunctionDef | ast.AsyncFunctionDef, reply_classes: froz
         else:
             fact.detail = f"line {node.lineno}: cannot tell what becomes of a result that is not a {cls}"
         return fact
-    if _returns_call_of(scope, wrapped) or _returns_name(scope.body, results, deep=True) \
-            and not _used_as_object(scope, results):
+    if _returns_call_of(scope, wrapped) or (_returns_name(scope.body, results, deep=True) \
+            and not _used_as_object(scope, results)):
         fact.behaviour, fact.detail = "passthrough", "the result is returned without a check"
     else:
         fact.detail = "the result is used without a check of its type"

@@ -93,8 +93,8 @@ def _results(result: ScanResult) -> dict[str, Any]:
 
 
 def _scorecard(result: ScanResult, evaluation) -> list[dict[str, Any]]:
-    from ..rules.base import RuleContext
     from ..compliance import requirements
+    from ..rules.base import RuleContext
 
     ctx = RuleContext(result.inventory, result.profile, result.tooling)
     return [r.to_dict() for r in requirements(ctx, evaluation)]

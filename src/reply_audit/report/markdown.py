@@ -16,11 +16,11 @@ from typing import Any
 from tabulate import tabulate
 
 from ..classify import CLASSES
-from ..rules.ra401_envelope_field_missing import envelope_diff
+from ..compliance import execution_plan, requirements
 from ..rules.base import RuleContext
+from ..rules.ra401_envelope_field_missing import envelope_diff
 from .json_report import build_document
 from .results_md import result_sections
-from ..compliance import execution_plan, requirements
 
 MAX_LOCATIONS = 5
 
@@ -36,7 +36,7 @@ def _loc(path: str, line: int | None) -> str:
 
 
 def _locs(items: list[tuple[str, int]]) -> str:
-    shown = ", ".join(_loc(p, l) for p, l in items[:MAX_LOCATIONS])
+    shown = ", ".join(_loc(p, line) for p, line in items[:MAX_LOCATIONS])
     return shown + (f" +{len(items) - MAX_LOCATIONS} more" if len(items) > MAX_LOCATIONS else "")
 
 
@@ -116,8 +116,10 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
                (" …" if len(doc["shared_codes"]) > 12 else "") if doc["shared_codes"] else "") + ".\n")
         add("### Migration gaps\n")
         add(_table([[c, s["legacy_classes"][c]] for c in CLASSES], ["Legacy class", "Codes"]))
-        gaps = [c for c in doc["legacy_codes"] if c["class"] in ("unmapped", "mapped_to_unknown", "mapped_to_forbidden")]
-        add(_table([[f"`{c['code']}`", c["class"], c["target"] or "—"] for c in gaps], ["Legacy code", "Class", "Target"]))
+        gap_classes = ("unmapped", "mapped_to_unknown", "mapped_to_forbidden")
+        gaps = [c for c in doc["legacy_codes"] if c["class"] in gap_classes]
+        add(_table([[f"`{c['code']}`", c["class"], c["target"] or "—"] for c in gaps],
+                   ["Legacy code", "Class", "Target"]))
         add("### Runtime import status\n")
         add(_table([[_loc(i["path"], i["line"]), f"`{i['module']}`", ", ".join(i["names"]) or "—",
                      "/".join(i["roles"]), f"`{i['registry_path']}`" + (f" through `{i['via']}`" if i.get("via")

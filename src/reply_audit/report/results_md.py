@@ -34,7 +34,8 @@ def result_sections(doc: dict[str, Any], by_rule: dict[str, list]) -> str:
     by_via = Counter(r["via"] for r in regs)
     add(f"{len(regs)} registrations ({', '.join(f'{n} by `{v}`' for v, n in sorted(by_via.items())) or 'none'}) "
         f"of {len(names)} distinct names; {len(resolved)} resolve to a function in the tree, "
-        f"{len(regs) - len(resolved)} {'does' if len(regs) - len(resolved) == 1 else 'do'} not. {len(actions)} actions are checked "
+        f"{len(regs) - len(resolved)} {'does' if len(regs) - len(resolved) == 1 else 'do'} not. "
+        f"{len(actions)} actions are checked "
         f"(registered or decorated functions, tests aside).\n")
     unresolved = [r for r in regs if not r["handler"]]
     if unresolved:

@@ -60,7 +60,7 @@ def summarize(inv: Inventory) -> dict[str, Any]:
 def coverage(registry: dict[str, Any], layers: list[str], letters: list[str]) -> dict[str, dict[str, int]]:
     """Definitions per layer × type of one registry (layers of the profile first, then any others)."""
     seen = [c["layer"] for c in registry["codes"] if c["layer"]]
-    extra = sorted({l for l in seen if l not in layers})
+    extra = sorted({name for name in seen if name not in layers})
     table: dict[str, dict[str, int]] = {}
     for layer in [*layers, *extra]:
         row = {t: 0 for t in letters}

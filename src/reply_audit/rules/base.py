@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..index import Inventory
@@ -78,8 +79,8 @@ class Finding:
 class RuleContext:
     """What a rule may read: the inventory, the profile and repository-level facts."""
 
-    inventory: "Inventory"
-    profile: "Profile"
+    inventory: Inventory
+    profile: Profile
     tooling: dict[str, Any] = field(default_factory=dict)
 
     def is_test(self, path: str) -> bool:

@@ -41,5 +41,5 @@ def f(rb: ReplyBuilder, path):
                 continue  # a reply function's value kept or passed on (`err = error_response(...)`) is not lost
             if ctx.profile.call_type(c) in terminal and not c["returned"]:
                 callee = f"{c['receiver']}.{c['method']}" if c["receiver"] else c["method"]
-                yield self.finding(c["path"], c["line"], f"terminal {callee}() is not returned", col=c["col"], function=c["function"],
-                                   key=f"{c['method']}:{c['code']}", subject=c)
+                yield self.finding(c["path"], c["line"], f"terminal {callee}() is not returned", col=c["col"],
+                                   function=c["function"], key=f"{c['method']}:{c['code']}", subject=c)

@@ -18,7 +18,8 @@ class NoPrecommitGuard(Rule):
     valid = [Example({
         "mod.py": "x = 1\n",
         ".pre-commit-config.yaml": "repos:\n  - repo: local\n    hooks:\n      - id: reply-audit\n"
-                                   "        name: reply-audit\n        entry: reply-audit scan .\n        language: system\n",
+                                   "        name: reply-audit\n        entry: reply-audit scan .\n"
+                                   "        language: system\n",
     })]
     invalid = [Example({"mod.py": "x = 1\n",
                         ".pre-commit-config.yaml": "repos:\n  - repo: local\n    hooks:\n      - id: black\n"}),

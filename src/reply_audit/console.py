@@ -1,0 +1,85 @@
+"""What the command line shows: stdout reports written whole, notes on stderr, colour and a progress bar.
+
+`write_output` prints a report or writes it atomically through `safe_write`
+(a reader never sees half a report); `say` is one `reply-audit: …` line on
+stderr; `colour()` follows NO_COLOR and FORCE_COLOR; `Progress` draws a bar on
+a terminal's stderr once the work has taken a second.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import typer
+
+from .errors import UserError
+from .safe_write import WriteRefused, replace
+
+
+def say(text: str) -> None:
+    """One line on stderr, `reply-audit: TEXT`."""
+    typer.echo(f"reply-audit: {text}", err=True)
+
+
+def write_output(text: str | bytes, out: Path | None) -> None:
+    """Print, or write OUT atomically with the usual permissions (the umask's). Bytes are written as they are."""
+    data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
+    if out is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    if out.is_dir():
+        raise UserError(f"--out {str(out)!r} is a directory; name a file")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        umask = os.umask(0)
+        os.umask(umask)
+        replace(out, data, 0o666 & ~umask, durable=False)
+    except OSError as exc:
+        raise UserError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
+    except WriteRefused as exc:
+        raise UserError(f"cannot write {str(out)!r}: {exc.reason.removeprefix('cannot write: ')}") from None
+
+
+def colour() -> bool:
+    """Colour on a terminal, unless NO_COLOR is set (no-color.org); FORCE_COLOR asks for it anywhere."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+
+
+class Progress:
+    """A progress bar on a terminal's stderr, shown once the work has taken a second (nothing for quick runs,
+    CI logs or pipes); it disappears when done. Entering gives the callback `update(stage, done, total)`."""
+
+    DELAY = 1.0
+
+    def __enter__(self):
+        self.bar = None
+        self.live = sys.stderr.isatty() and not os.environ.get("CI")
+        self.started = time.monotonic()
+        self.tasks: dict[str, int] = {}
+        return self.update
+
+    def update(self, stage: str, done: int, total: int) -> None:
+        if not self.live:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.started < self.DELAY:
+                return
+            from rich.console import Console
+            from rich.progress import Progress as Bar
+
+            self.bar = Bar(transient=True, console=Console(stderr=True))
+            self.bar.start()
+        if stage not in self.tasks:
+            self.tasks[stage] = self.bar.add_task(stage, total=total)
+        self.bar.update(self.tasks[stage], completed=done)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
