@@ -128,3 +128,43 @@ def test_rules_command(tmp_path):
     assert one.exit_code == 0 and one.output.startswith("RA204 undefined-builder-method\nseverity: critical")
     unknown = runner.invoke(app, ["rules", "RA999"])
     assert unknown.exit_code == 2 and "unknown rule 'RA999'" in unknown.output
+
+
+def test_a_suppression_on_its_own_line_covers_the_next_line_only(tmp_path):
+    """`# reply-audit: ignore[RULE]` alone on a line silences that rule on the line below it (ruff's own-line
+    form is not noqa, but the audit accepts it); a trailing comment covers its own line, and neither reaches the
+    line after."""
+    from reply_audit.directives import comment_directives
+
+    source = (b"x = 1\n"
+              b"# reply-audit: ignore[RA303]\n"
+              b"rb.error('MCP-SYS-E-001', {})\n"
+              b"rb.error('MCP-SYS-E-001', {})  # reply-audit: ignore[ra303, RA304]\n"
+              b"rb.error('MCP-SYS-E-001', {})\n")
+    suppressions, markers = comment_directives(source)
+    assert suppressions == {"2": ["RA303"], "3": ["RA303"], "4": ["RA303", "RA304"]}
+    assert markers == {}
+    tree = dict(TREE)
+    tree["server.py"] = TREE["server.py"].replace(
+        '                rb.error("MCP-SYS-E-001", {})  # reply-audit: ignore[RA303]',
+        '                # reply-audit: ignore[RA303]\n                rb.error("MCP-SYS-E-001", {})')
+    root = write_tree(tmp_path, tree)
+    doc = json.loads(_scan(root, "-f", "json").output)
+    assert [(f["rule"], f["line"]) for f in doc["suppressed"]] == [("RA303", 10)]
+    assert ("RA303", 10) not in [(f["rule"], f["line"]) for f in doc["findings"]]
+
+
+def test_out_reports_are_written_with_the_usual_permissions(tmp_path):
+    """--out writes atomically through a private temporary file, but the report ends with the mode any new file
+    gets (0666 less the umask), not the temporary's 0600."""
+    import os
+    import stat
+
+    root = write_tree(tmp_path, TREE)
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "reports" / "audit.json"
+        assert _scan(root, "-f", "json", "--out", str(out), "--fail-on", "none").exit_code == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644

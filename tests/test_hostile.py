@@ -109,7 +109,7 @@ def build_corpus(root: Path, outside: Path) -> None:
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-    (root / "huge.py").write_bytes(b"".join(b"X_%d = %d\n" % (i, i) for i in range(300_000)))  # ~4 MB, 300,000 lines
+    (root / "huge.py").write_bytes(b"".join(b"X_%d = %d\n" % (i, i) for i in range(100_000)))  # ~1.3 MB, 100,000 lines
     (root / "weird\ndir").mkdir()
     (root / "weird\ndir" / "mod.py").write_text("x = 1\n")
     (root / "pkg.py").mkdir()                                   # a directory named like a module

@@ -1358,3 +1358,33 @@ def test_a_conditional_whose_dict_refuses_is_classified_with_the_denied_method(t
     assert _migrated_returns(tmp_path)[0] == ('return _reply_from_legacy(result if isinstance(result, dict) else {"allowed": False, "error": '
                     '"blocked by policy"}, rb.success, "MCP-SYS-S-001", rb.invalid, "MCP-SYS-I-001", refused=rb.denied, '
                     'refused_code="EN-DB-D-001")  # reply-audit: default-code')
+
+
+def test_a_rewrite_that_leaves_its_finding_is_refused_not_reported_as_done(tmp_path):
+    """A codemod whose edit applies but does not remove the finding it was planned for (a codemod bug) is
+    reported as refused, with the reason, so a run never claims a fix it did not make."""
+    from dataclasses import dataclass
+
+    from reply_audit.codemods.base import Codemod
+    from reply_audit.codemods.edits import RewriteCall, span_of
+    from reply_audit.migrate import migrate
+    from reply_audit.rules._snippets import BUILDER, CODES
+
+    @dataclass
+    class KeepsTheCall(RewriteCall):
+        def rewrite(self, target, original, updated, ctx):
+            return updated.with_changes(whitespace_before_args=cst.SimpleWhitespace(" "))   # changes, fixes nothing
+
+    class Broken(Codemod):
+        name, phase, order, fixes, doc = "broken", 3, 99, ("RA203",), "renames nothing"
+
+        def plan(self, finding, ctx):
+            call = finding.subject
+            return KeepsTheCall(codemod=self.name, path=call["path"], spans=[span_of(call)],
+                                description="does nothing useful", method=call["method"])
+
+    root = write_tree(tmp_path, {"builder.py": BUILDER, "codes.py": CODES,
+                                 "server.py": 'def f(rb: ReplyBuilder):\n    return rb.info("WA-READ-S-001", {})\n'})
+    done = migrate(scan(root, load_profile(None, root)), [Broken()])
+    assert [(r.codemod, r.path, r.line, r.reason) for r in done.refused] == [
+        ("broken", "server.py", 2, "rewritten, but the finding is still there: please report this")]

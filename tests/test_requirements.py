@@ -188,7 +188,22 @@ def tool(rb: ReplyBuilder, db):
             return rb.invalid("WA-RES-I-001", {})
         return rb.error("MCP-SYS-E-001", {})
     return rb.success("WA-RES-S-001", {"rows": rows})
+''', "bare.py": '''
+from replies import ReplyBuilder
+
+
+def other(rb: ReplyBuilder, db):
+    try:
+        rows = db.query()
+    except:
+        return rb.invalid("WA-RES-I-001", {})
+    return rb.success("WA-RES-S-001", {"rows": rows})
 '''})
-    section = render_markdown(result, evaluate(result)).split("### 3.1 Exception handlers: Invalid vs Error\n", 1)[1].split("\n- ")[0]
+    ev = evaluate(result)
+    section = render_markdown(result, ev).split("### 3.1 Exception handlers: Invalid vs Error\n", 1)[1].split("\n- ")[0]
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.strip().splitlines()[2:]]
-    assert rows == [["`tool.py`", "2", "3", "1", "1"], ["**Total**", "2", "3", "1", "1"]]
+    assert rows == [["`bare.py`", "1", "1", "0", "1"], ["`tool.py`", "2", "3", "1", "1"],
+                    ["**Total**", "3", "4", "1", "2"]]   # a bare except catches everything: non-compliant
+    assert sorted((f.path, f.line, f.message) for f in ev.findings if f.rule == "RA304") == [
+        ("bare.py", 9, "rb.invalid() inside a bare except: a system failure must be an Error"),
+        ("tool.py", 12, "rb.invalid() inside a broad except: a system failure must be an Error")]

@@ -32,7 +32,8 @@ def test_rule_examples(tmp_path, rule, kind, index, example):
     if kind == "valid":
         assert found == [], [f.message for f in found]
     else:
-        assert len(found) == example.expect, [f.message for f in found]
+        assert example.findings, f"{rule.id}: an INVALID example pins its findings (path, line, column, message)"
+        assert [(f.path, f.line, f.col + 1, f.message) for f in found] == example.findings
 
 
 def test_rules_are_complete_and_unique():

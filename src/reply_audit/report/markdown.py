@@ -18,6 +18,7 @@ from tabulate import tabulate
 from ..classify import CLASSES
 from ..compliance import execution_plan, requirements
 from ..rules.base import RuleContext
+from ..rules.ra304_broad_except_invalid import BroadExceptInvalid
 from ..rules.ra401_envelope_field_missing import envelope_diff
 from .json_report import build_document
 from .results_md import result_sections
@@ -136,7 +137,7 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
         built: dict[str, int] = defaultdict(int)
         for c in calls:
             if c["in_except"]:
-                bad = c["except_kind"] in ("broad", "bare") and profile.call_type(c) == "I"
+                bad = BroadExceptInvalid.applies(c, profile)
                 at = c.get("except_line") or c["line"]
                 blocks[c["path"]][at] = blocks[c["path"]].get(at, False) or bad
                 built[c["path"]] += 1

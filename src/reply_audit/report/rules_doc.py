@@ -18,8 +18,17 @@ def _examples(examples) -> str:
         for path, source in ex.tree().items():
             lang = "yaml" if path.endswith((".yaml", ".yml")) else "toml" if path.endswith(".toml") else "python"
             note = f" — {ex.note}" if ex.note else ""
-            out.append(f"`{path}`{note}\n\n```{lang}\n{textwrap.dedent(source).strip()}\n```\n")
+            # an INVALID example keeps its leading blank lines: its findings' line numbers count them
+            text = textwrap.dedent(source).rstrip() if ex.findings else textwrap.dedent(source).strip()
+            out.append(f"`{path}`{note}\n\n```{lang}\n{text}\n```\n")
+        if ex.findings:
+            out.append("Findings:\n\n```text\n" + "".join(_finding(f) + "\n" for f in ex.findings) + "```\n")
     return "\n".join(out)
+
+
+def _finding(pinned: tuple[str, int, int, str]) -> str:
+    path, line, column, message = pinned
+    return f"{path}:{line}:{column}: {message}"
 
 
 def fixed_by(rule) -> list[str]:
@@ -48,8 +57,13 @@ def explain(rule) -> str:
              + (f"   fixed by: {', '.join(fixers)}" if fixers else ""),
              f"scorecard row: {_row(rule)}   execution plan: {_chunk(rule)}", ""]
     lines += textwrap.wrap(rule.doc, 100)
-    lines += ["", "Invalid example:", textwrap.indent(textwrap.dedent(
-        next(iter(rule.invalid[0].tree().values()))).strip(), "    ")] if rule.invalid else []
+    if rule.invalid:
+        example = rule.invalid[0]
+        tree = example.tree()
+        shown = next((f[0] for f in example.findings if f[0] in tree), next(iter(tree)))   # the file it flags
+        numbered = [f"{n:4} | {text}" for n, text in enumerate(textwrap.dedent(tree[shown]).rstrip().split("\n"), 1)]
+        lines += ["", f"Invalid example ({shown}):", *numbered, "", "gives:"]
+        lines += [f"    {_finding(f)}" for f in rule.invalid[0].findings]
     return "\n".join(lines) + "\n"
 
 
@@ -57,7 +71,8 @@ def rules_markdown(rules) -> str:
     out = ["# Rules", "",
            "Generated from the rule classes by `reply-audit rules --format md`; a test keeps this page current.",
            "Each rule reads the scan's inventory (never a syntax tree); its examples are run by the test-suite: "
-           "VALID examples give no finding of the rule, INVALID ones exactly the number stated.", "",
+           "VALID examples give no finding of the rule, INVALID ones exactly the findings shown (path, line, "
+           "column, message).", "",
            tabulate([[f"[{r.id}](#{r.id.lower()}-{r.name})", r.name, r.severity, r.category, r.spec] for r in rules],
                     headers=["id", "name", "severity", "category", "spec"], tablefmt="github"), ""]
     for r in rules:

@@ -30,9 +30,12 @@ def at_least(severity: str, threshold: str) -> bool:
 
 @dataclass(frozen=True)
 class Example:
+    """A tree a rule is run on. An INVALID example pins every finding it gives, in order, as (path, line, column
+    counted from 1, message): Fixit's range and message, checked by tests/test_rules.py."""
+
     files: str | dict[str, str]
-    expect: int = 1          # findings of this rule an INVALID example must give
     note: str = ""
+    findings: list[tuple[str, int, int, str]] = field(default_factory=list)
 
     def tree(self) -> dict[str, str]:
         return {"mod.py": self.files} if isinstance(self.files, str) else dict(self.files)

@@ -23,7 +23,10 @@ class Codes:
 class Codes:
     A = ReplyCode("WA-RES-I-001")
     B = ReplyCode("MCP-SYS-E-000")
-''', note="NNN 000 is outside 001-999")]
+''', note="NNN 000 is outside 001-999",
+        findings=[
+            ("mod.py", 4, 1, "MCP-SYS-E-000 is not LAYER-AREA-TYPE-NNN with NNN in range"),
+        ])]
 
     def check(self, ctx):
         for reg in ctx.canonical_registries():

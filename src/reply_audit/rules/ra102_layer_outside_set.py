@@ -22,7 +22,10 @@ class Codes:
     invalid = [Example({
         "codes.py": 'class Codes:\n    A = ReplyCode("WA-RES-I-001")\n    B = ReplyCode("DB-CONN-S-001")\n',
         "pyproject.toml": '[tool.reply-audit.registries]\ncanonical = ["codes.py::Codes"]\n',
-    }, note="the role is set explicitly: most codes of this small registry break the rules")]
+    }, note="the role is set explicitly: most codes of this small registry break the rules",
+        findings=[
+            ("codes.py", 3, 1, "DB-CONN-S-001: layer DB is not one of WA, EN, CT, MCP"),
+        ])]
 
     def check(self, ctx):
         for reg in ctx.canonical_registries():

@@ -23,7 +23,11 @@ class Codes:
         "codes.py": ('class Codes:\n    A = ReplyCode("EN-WRITE-D-001")\n    B = ReplyCode("WA-RES-D-001")\n'
                      '    C = ReplyCode("EN-WRITE-I-001")\n'),
         "pyproject.toml": '[tool.reply-audit.registries]\ncanonical = ["codes.py::Codes"]\n',
-    }, expect=2, note="the role is set explicitly: most codes of this small registry break the rules")]
+    }, note="the role is set explicitly: most codes of this small registry break the rules",
+        findings=[
+            ("codes.py", 3, 1, "WA-RES-D-001: layer WA may emit only S, I, E, not D"),
+            ("codes.py", 4, 1, "EN-WRITE-I-001: layer EN may emit only S, D, E, not I"),
+        ])]
 
     def check(self, ctx):
         for reg in ctx.canonical_registries():

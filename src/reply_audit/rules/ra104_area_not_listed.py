@@ -24,7 +24,10 @@ class Codes:
 class Codes:
     A = ReplyCode("CT-GATE-S-001")
     B = ReplyCode("CT-CLOSE-I-001")
-''')]
+''',
+        findings=[
+            ("mod.py", 4, 1, "CT-CLOSE-I-001: AREA CLOSE is not in the AREA list"),
+        ])]
 
     def check(self, ctx):
         words = tool_words(ctx)

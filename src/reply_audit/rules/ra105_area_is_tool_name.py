@@ -33,7 +33,10 @@ class AreaIsToolName(Rule):
     invalid = [Example({
         "codes.py": 'class Codes:\n    A = ReplyCode("WA-NOTES-S-001")\n    B = ReplyCode("WA-RES-I-001")\n',
         "server.py": "@mcp.tool()\ndef notes_read(path):\n    return None\n",
-    })]
+    },
+        findings=[
+            ("codes.py", 2, 1, "WA-NOTES-S-001: AREA NOTES is a tool name"),
+        ])]
 
     def check(self, ctx):
         words = tool_words(ctx)

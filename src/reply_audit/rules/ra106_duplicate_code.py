@@ -15,7 +15,10 @@ class DuplicateCode(Rule):
            "messages, and which one wins depends on order. Fix: delete the second definition, or give it a new "
            "number.")
     valid = [Example('REG = {"WA-RES-I-001": "a", "WA-RES-I-002": "b"}\n')]
-    invalid = [Example('REG = [Code(code="WA-RES-I-001"), Code(code="WA-RES-I-002"), Code(code="WA-RES-I-001")]\n')]
+    invalid = [Example('REG = [Code(code="WA-RES-I-001"), Code(code="WA-RES-I-002"), Code(code="WA-RES-I-001")]\n',
+        findings=[
+            ("mod.py", 1, 1, "WA-RES-I-001 is defined 2 times in REG (first at line 1)"),
+        ])]
 
     def check(self, ctx):
         for dup in ctx.inventory.duplicates:

@@ -25,7 +25,11 @@ class MultipleRegistries(Rule):
         "legacy.py": 'OLD = {"FILE-OP-S-001": "x", "FILE-OP-E-001": "y"}\n',
         "codes.py": 'class Codes:\n    A = ReplyCode("WA-RES-I-001")\n    B = ReplyCode("MCP-SYS-E-001")\n',
         "server.py": "from codes import Codes\nfrom legacy import OLD\n",
-    })]
+    },
+        findings=[
+            ("legacy.py", 1, 1,
+             "legacy registry OLD is imported at runtime (server.py:2) beside the canonical registry"),
+        ])]
 
     def check(self, ctx):
         runtime = {}

@@ -24,7 +24,10 @@ class LegacyCodeReferenced(Rule):
         "legacy.py": 'OLD = {"FILE-OP-S-001": "x", "FILE-OP-E-001": "y"}\n',
         "codes.py": 'class Codes:\n    A = ReplyCode("WA-RES-S-001")\n    B = ReplyCode("MCP-SYS-E-001")\n',
         "server.py": 'def f(rb):\n    return rb.error("FILE-OP-E-001", {})\n',
-    })]
+    },
+        findings=[
+            ("server.py", 2, 21, "legacy code FILE-OP-E-001 is still used"),
+        ])]
 
     def check(self, ctx):
         inv = ctx.inventory

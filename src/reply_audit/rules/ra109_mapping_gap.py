@@ -24,7 +24,10 @@ class MappingGap(Rule):
         "legacy.py": 'OLD = {"WA-RES-E-009": "x", "FILE-OP-E-001": "y"}\n',
         "codes.py": ('class Codes:\n    A = ReplyCode("WA-RES-E-001")\n    B = ReplyCode("MCP-SYS-E-001")\n'
                      'LEGACY_TO_CANONICAL = {"FILE-OP-E-001": "MCP-SYS-E-001"}\n'),
-    })]
+    },
+        findings=[
+            ("legacy.py", 1, 1, "legacy code WA-RES-E-009 has no mapping and is not retired"),
+        ])]
 
     def check(self, ctx):
         where = {}

@@ -17,7 +17,10 @@ class MappingTargetUnknown(Rule):
     valid = [Example('class Codes:\n    A = ReplyCode("WA-RES-E-001")\n    B = ReplyCode("MCP-SYS-E-001")\n'
                      'LEGACY_TO_CANONICAL = {"FILE-OP-E-001": "MCP-SYS-E-001"}\n')]
     invalid = [Example('class Codes:\n    A = ReplyCode("WA-RES-E-001")\n    B = ReplyCode("MCP-SYS-E-001")\n'
-                       'LEGACY_TO_CANONICAL = {"FILE-OP-E-001": "MCP-SYS-E-042"}\n')]
+                       'LEGACY_TO_CANONICAL = {"FILE-OP-E-001": "MCP-SYS-E-042"}\n',
+        findings=[
+            ("mod.py", 4, 1, "FILE-OP-E-001 maps to MCP-SYS-E-042, which the canonical registry does not define"),
+        ])]
 
     def check(self, ctx):
         if not ctx.canonical_registries():

@@ -15,7 +15,10 @@ class MappingTargetForbidden(Rule):
            "over. A target whose layer is outside the closed set, or whose type its layer may not emit "
            "(WA-...-D-...), is illegal. Fix: map the denial to EN, or retire the code.")
     valid = [Example('LEGACY_TO_CANONICAL = {"FILE-OP-D-001": "EN-WRITE-D-001", "FILE-OP-E-001": "MCP-SYS-E-001"}\n')]
-    invalid = [Example('LEGACY_TO_CANONICAL = {"FILE-OP-D-001": "WA-WRITE-D-001", "FILE-OP-E-001": "MCP-SYS-E-001"}\n')]
+    invalid = [Example('LEGACY_TO_CANONICAL = {"FILE-OP-D-001": "WA-WRITE-D-001", "FILE-OP-E-001": "MCP-SYS-E-001"}\n',
+        findings=[
+            ("mod.py", 1, 1, "FILE-OP-D-001 maps to WA-WRITE-D-001, which breaks the layer rules"),
+        ])]
 
     def check(self, ctx):
         for m in ctx.inventory.mappings:

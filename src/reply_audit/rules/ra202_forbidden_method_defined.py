@@ -16,7 +16,11 @@ class ForbiddenMethodDefined(Rule):
            "method; callers use success() (info, warn) or error() (fail).")
     valid = [Example("class B:\n    def success(self, c): ...\n    def error(self, c): ...\n")]
     invalid = [Example("class B:\n    def success(self, c): ...\n    def error(self, c): ...\n"
-                       "    def info(self, c): ...\n    def warn(self, c): ...\n", expect=2)]
+                       "    def info(self, c): ...\n    def warn(self, c): ...\n",
+        findings=[
+            ("mod.py", 1, 1, "B defines forbidden method info() (use success())"),
+            ("mod.py", 1, 1, "B defines forbidden method warn() (use success())"),
+        ])]
 
     def check(self, ctx):
         for b in ctx.inventory.builders:

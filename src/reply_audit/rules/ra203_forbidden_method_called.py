@@ -15,7 +15,10 @@ class ForbiddenMethodCalled(Rule):
     doc = ("rb.info(), rb.warn() and rb.fail() are explicitly forbidden. Fix: rb.success() with the information "
            "in data for info/warn, rb.error() for fail (`reply-audit migrate --select forbidden-methods`).")
     valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-001", {"note": 1})\n'))]
-    invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.info("WA-READ-S-001", {})\n'))]
+    invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.info("WA-READ-S-001", {})\n'),
+        findings=[
+            ("server.py", 2, 12, "rb.info() is forbidden; use rb.success()"),
+        ])]
 
     def check(self, ctx):
         forbidden = ctx.profile.forbidden_methods

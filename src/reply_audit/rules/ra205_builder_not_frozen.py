@@ -17,7 +17,10 @@ class BuilderNotFrozen(Rule):
            "some method raises under a test of that flag. Fix: set self._frozen = True in invalid/denied/error "
            "and raise RuntimeError at the top of every method when it is set.")
     valid = [Example(BUILDER)]
-    invalid = [Example("class B:\n    def success(self, c): return c\n    def error(self, c): return c\n")]
+    invalid = [Example("class B:\n    def success(self, c): return c\n    def error(self, c): return c\n",
+        findings=[
+            ("mod.py", 1, 1, "B does not freeze after a terminal reply"),
+        ])]
 
     def check(self, ctx):
         for b in ctx.instance_builders():

@@ -19,12 +19,20 @@ class BuilderNoLayerValidation(Rule):
            "can then only check the code against itself: `rb.denied(\"WA-RES-I-001\")` passes). Fix: validate "
            "every code (format and ownership) against the reply being built.")
     valid = [Example(BUILDER)]
-    invalid = [Example("class B:\n    def success(self, c): return c\n    def denied(self, c): return c\n"),
+    invalid = [Example("class B:\n    def success(self, c): return c\n    def denied(self, c): return c\n",
+        findings=[
+            ("mod.py", 1, 1, "B does not validate layer ownership"),
+        ]),
                Example("def validate_layer(code):\n    return code\n\n\nclass B:\n"
                        "    def _check(self, code, expected_type):\n        return validate_layer(code)\n"
                        "    def success(self, c): return self._check(c, 'S')\n"
                        "    def denied(self, c): return self._check(c, 'D')\n",
-                       note="the validator is passed the type and never reads it")]
+                       note="the validator is passed the type and never reads it",
+        findings=[
+            ("mod.py", 5, 1,
+             "B does not validate layer ownership: _check(expected_type) is passed the reply type and never "
+             "reads it"),
+        ])]
 
     def check(self, ctx):
         for b in ctx.instance_builders():

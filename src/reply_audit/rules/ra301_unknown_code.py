@@ -29,7 +29,10 @@ class MoreCodes(BaseCodes):
 def f(rb: ReplyBuilder):
     return rb.success(MoreCodes.INHERITED_OK, {})
 '''), note="a registry class whose base the scan cannot see may inherit the attribute")]
-    invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-099", {})\n')),
+    invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-099", {})\n'),
+        findings=[
+            ("server.py", 2, 12, "'WA-READ-S-099' is not defined in the canonical registry"),
+        ]),
                Example({"pyproject.toml": '[tool.reply-audit.codes]\nenums = ["ErrorCode"]\n'
                                           '[tool.reply-audit.builder.functions]\n'
                                           'error_response = { type = "E", code-keyword = "error_code" }\n',
@@ -47,7 +50,12 @@ def b():
 
 def c():
     return error_response("gone", error_code="missing")
-"""}, expect=2, note="codes that are Enum members ([codes] enums)"),
+"""}, note="codes that are Enum members ([codes] enums)",
+        findings=[
+            ("server.py", 11, 12,
+             "ErrorCode.MISSING: registry ErrorCode defines no MISSING (an AttributeError at run time)"),
+            ("server.py", 14, 12, "'missing' is not a member of ErrorCode"),
+        ]),
                Example(tree(server='''
 class ErrorCodes:
     READ_OK = "WA-READ-S-001"
@@ -59,9 +67,17 @@ def f(rb: ReplyBuilder):
 
 def g(rb: ReplyBuilder):
     return rb.invalid(ErrorCodes.READ_GONE, {})
-'''), note="a plain class of code constants, checked like a type: ErrorCodes.READ_GONE is not defined"),
+'''), note="a plain class of code constants, checked like a type: ErrorCodes.READ_GONE is not defined",
+        findings=[
+            ("server.py", 11, 12,
+             "ErrorCodes.READ_GONE: registry ErrorCodes defines no READ_GONE (an AttributeError at run time)"),
+        ]),
                Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.error("GEN-E-001", {})\n'),
-                       note="a malformed code string")]
+                       note="a malformed code string",
+        findings=[
+            ("server.py", 2, 12,
+             "'GEN-E-001' is not a well-formed code (the profile's code pattern) and no registry defines it"),
+        ])]
 
     def check(self, ctx):
         inv = ctx.inventory

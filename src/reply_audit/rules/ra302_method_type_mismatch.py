@@ -16,7 +16,10 @@ class MethodTypeMismatch(Rule):
            "WA-RES-I-001 sends a Success whose code says Invalid, and agents that branch on either get it "
            "wrong. Fix: call the method of the code's type, or pick the code of the intended type.")
     valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.invalid("WA-RES-I-001", {})\n'))]
-    invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-RES-I-001", {})\n'))]
+    invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-RES-I-001", {})\n'),
+        findings=[
+            ("server.py", 2, 12, "rb.success() builds S but WA-RES-I-001 is a I code"),
+        ])]
 
     def check(self, ctx):
         for c in ctx.non_test_calls():

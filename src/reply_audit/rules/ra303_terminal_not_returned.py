@@ -29,7 +29,10 @@ def f(rb: ReplyBuilder, path):
     if path.startswith("/sys"):
         rb.denied("EN-WRITE-D-001", {})
     return rb.success("WA-RES-S-001", {})
-'''))]
+'''),
+        findings=[
+            ("server.py", 4, 9, "terminal rb.denied() is not returned"),
+        ])]
 
     def check(self, ctx):
         terminal = ctx.profile.terminal_types

@@ -33,11 +33,20 @@ def f(rb: ReplyBuilder, d, k):
     except Exception as exc:
         return rb.invalid("WA-RES-I-001", {"error": str(exc)})
     return rb.success("WA-RES-S-001", {"v": v})
-'''))]
+'''),
+        findings=[
+            ("server.py", 6, 16, "rb.invalid() inside a broad except: a system failure must be an Error"),
+        ])]
+
+    @staticmethod
+    def applies(call, profile) -> bool:
+        """The rule's predicate, which the audit's except section counts by too: an Invalid built in an except
+        that catches everything (`except Exception`, `except BaseException`, a bare `except`)."""
+        return call["except_kind"] in ("broad", "bare") and profile.call_type(call) == "I"
 
     def check(self, ctx):
         for c in ctx.non_test_calls():
-            if c["except_kind"] in ("broad", "bare") and ctx.profile.call_type(c) == "I":
+            if self.applies(c, ctx.profile):
                 yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() inside a "
                                    f"{c['except_kind']} except: a system failure must be an Error", col=c["col"],
                                    function=c["function"], key=f"{c['method']}:{c['code']}", subject=c)

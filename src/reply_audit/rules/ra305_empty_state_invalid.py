@@ -62,7 +62,13 @@ def get_instructions(rb: ReplyBuilder, mode):
     if not api_token:
         return rb.invalid("CT-GATE-I-001", {"requires_token": True})
     return rb.success("CT-GATE-S-001", {"mode": mode})
-'''), note="a read without its credential: a precondition not met (precondition_words), not an empty result")]
+'''), note="a read without its credential: a precondition not met (precondition_words), not an empty result"),
+             Example(tree(server='''
+def notes_status(rb: ReplyBuilder, note_id):
+    if not note_id:
+        return rb.invalid("CT-GATE-I-001", {})
+    return rb.success("CT-GATE-S-001", {"id": note_id})
+'''), note="the emptiness test reads the caller's own parameter: a missing argument, rightly Invalid")]
     invalid = [Example(tree(server='''
 SESSION = {}
 
@@ -78,7 +84,15 @@ def contract(rb: ReplyBuilder, command):
             return rb.success("CT-GATE-S-001", result)
         return rb.invalid("CT-GATE-I-002", result, message="No active contract.")
     return rb.success("CT-GATE-S-001", result)
-'''), expect=2)]
+'''),
+        findings=[
+            ("server.py", 6, 16,
+             "rb.invalid() for an empty state (session_status answers a read (status), under the emptiness test "
+             "`if not SESSION.get('user')`): an empty result is a Success"),
+            ("server.py", 14, 16,
+             "rb.invalid() for an empty state (under `if command == 'status'` (a read or status command), and "
+             "its message 'No active contract.' says nothing was found): an empty result is a Success"),
+        ])]
 
     def check(self, ctx):
         profile = ctx.profile

@@ -50,7 +50,14 @@ def notes_drop(name):
     except OSError as e:
         return f"Error: {e}"
     return rb.success("WA-WRITE-S-001", {})
-''', expect=5)]
+''',
+        findings=[
+            ("mod.py", 5, 1, "handler notes_search returns a raw dict ({error})"),
+            ("mod.py", 6, 1, "handler notes_search returns a raw dict ({success, results})"),
+            ("mod.py", 10, 1, "handler notes_status returns a raw dict (its annotation says -> dict)"),
+            ("mod.py", 15, 1, "handler notes_run returns a raw dict ({success, message})"),
+            ("mod.py", 22, 1, "handler notes_drop returns a string, not a reply"),
+        ])]
 
     def check(self, ctx):
         for h in ctx.inventory.handlers:

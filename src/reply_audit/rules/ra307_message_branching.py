@@ -19,10 +19,18 @@ class MessageBranching(Rule):
              Example('def f(entries, q):\n    return [e for e in entries if q in e.message.lower()]\n',
                      note="log entries have messages too")]
     invalid = [Example('def f(reply):\n    if reply.message == "Path not found":\n        return 1\n'
-                       '    if "denied" in reply.message.lower():\n        return 2\n', expect=2),
+                       '    if "denied" in reply.message.lower():\n        return 2\n',
+        findings=[
+            ("mod.py", 2, 8, "branches on message text (compare on `reply.message`)"),
+            ("mod.py", 4, 8, "branches on message text (contains on `reply.message`)"),
+        ]),
                Example('import re\ndef f(reply):\n    if re.search("denied", reply.message):\n        return 1\n'
-                       '    return (reply.message or "")[:4] == "Path"\n', expect=2,
-                       note="any read of the message inside a condition or a comparison")]
+                       '    return (reply.message or "")[:4] == "Path"\n',
+                       note="any read of the message inside a condition or a comparison",
+        findings=[
+            ("mod.py", 3, 28, "branches on message text (test on `reply.message`)"),
+            ("mod.py", 5, 12, "branches on message text (compare on `reply.message`)"),
+        ])]
 
     def check(self, ctx):
         from ..names import Names

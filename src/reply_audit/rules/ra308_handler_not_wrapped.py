@@ -34,7 +34,11 @@ def notes_read(path):
 @server.mcp.tool()
 async def notes_list():
     return []
-''', expect=2)]
+''',
+        findings=[
+            ("mod.py", 2, 1, "handler notes_read is not wrapped by @mcp_safe_tool"),
+            ("mod.py", 6, 1, "handler notes_list is not wrapped by @mcp_safe_tool"),
+        ])]
 
     def check(self, ctx):
         safety = str(ctx.profile.section("handlers").get("safety_decorator", "") or "")

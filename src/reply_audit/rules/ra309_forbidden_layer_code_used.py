@@ -25,7 +25,11 @@ def f(rb: ReplyBuilder, path):
     if not path:
         return rb.invalid("EN-WRITE-I-001", {})
     return rb.success("WA-RES-S-001", {})
-'''), expect=2)]
+'''),
+        findings=[
+            ("server.py", 4, 26, "WA-WRITE-D-001: layer WA may not emit Denied (D)"),
+            ("server.py", 6, 27, "EN-WRITE-I-001: layer EN may not emit Invalid (I)"),
+        ])]
 
     def check(self, ctx):
         profile = ctx.profile

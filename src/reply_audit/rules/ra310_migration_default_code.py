@@ -22,7 +22,12 @@ class MigrationDefaultCode(Rule):
     invalid = [Example(tree(server='''
 def f(rb: ReplyBuilder):
     return rb.success("MCP-SYS-S-001", data={"n": 1})  # reply-audit: default-code
-'''))]
+'''),
+        findings=[
+            ("server.py", 3, 1,
+             "rb.success('MCP-SYS-S-001'): the code is a migration default; pick the specific registry code and "
+             "delete the marker"),
+        ])]
 
     def check(self, ctx):
         calls: dict[tuple[str, int], dict] = {}

@@ -22,7 +22,11 @@ def f(rb: ReplyBuilder):
     if not rb:
         return rb.error(data={"why": "no input"})
     return rb.success(None)
-'''), expect=2)]
+'''),
+        findings=[
+            ("server.py", 4, 16, "rb.error() builds a reply without a code"),
+            ("server.py", 5, 12, "rb.success() builds a reply without a code"),
+        ])]
 
     def check(self, ctx):
         required = ctx.profile.code_required_types

@@ -55,7 +55,11 @@ class EnvelopeFieldMissing(Rule):
     valid = [Example(SPEC_SHAPE)]
     invalid = [Example(SPEC_SHAPE.replace('"error": None', '"code": "x"').replace(
         'return {"trace_id": self.trace_id, "duration_ms": self.duration_ms}', 'return {"trace_id": self.trace_id}'),
-        expect=2, note="error and meta.duration_ms missing")]
+        note="error and meta.duration_ms missing",
+        findings=[
+            ("mod.py", 10, 1, "Reply.to_dict() has no `error` field of the envelope"),
+            ("mod.py", 10, 1, "Reply.to_dict() has no `meta.duration_ms` field of the envelope"),
+        ])]
 
     def check(self, ctx):
         for env in ctx.inventory.envelopes:

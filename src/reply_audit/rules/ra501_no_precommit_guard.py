@@ -22,8 +22,14 @@ class NoPrecommitGuard(Rule):
                                    "        language: system\n",
     })]
     invalid = [Example({"mod.py": "x = 1\n",
-                        ".pre-commit-config.yaml": "repos:\n  - repo: local\n    hooks:\n      - id: black\n"}),
-               Example({"mod.py": "x = 1\n"}, note="no pre-commit configuration at all")]
+                        ".pre-commit-config.yaml": "repos:\n  - repo: local\n    hooks:\n      - id: black\n"},
+        findings=[
+            (".pre-commit-config.yaml", 1, 1, ".pre-commit-config.yaml has no reply-code guard hook"),
+        ]),
+               Example({"mod.py": "x = 1\n"}, note="no pre-commit configuration at all",
+        findings=[
+            (".pre-commit-config.yaml", 0, 1, "no pre-commit configuration, so no reply-code guard"),
+        ])]
 
     def check(self, ctx):
         config = ctx.tooling.get("precommit_config")

@@ -44,7 +44,12 @@ def search(query):
     return {"results": []}
 
 registry.register_action("search", search)
-''', expect=3)]
+''',
+        findings=[
+            ("mod.py", 4, 1, "action search returns None without error, data, reflection"),
+            ("mod.py", 6, 1, "action search returns a dict without error, data"),
+            ("mod.py", 7, 1, "action search returns a dict without error, data, reflection"),
+        ])]
 
     def check(self, ctx):
         for result in analyse(ctx):

@@ -25,4 +25,8 @@ def search(query):
                            "potential_issues": []}}
 
 registry.register_action("search", search)
-''', expect=2)]
+''',
+        findings=[
+            ("mod.py", 3, 1, "action search: reflection.alignment_check is a dict, not one of pass, concern, fail"),
+            ("mod.py", 3, 1, "action search: reflection.status is 'Success', not one of ok, error, skipped"),
+        ])]

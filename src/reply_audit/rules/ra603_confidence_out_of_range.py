@@ -25,4 +25,8 @@ def search(query):
             "reflection": {"status": "ok", "confidence": "high", "alignment_check": "pass", "potential_issues": []}}
 
 registry.register_action("search", search)
-''', expect=2, note="a helper's positional argument is checked too")]
+''', note="a helper's positional argument is checked too",
+        findings=[
+            ("mod.py", 4, 1, "action search: reflection.confidence is 1.5, outside 0..1"),
+            ("mod.py", 5, 1, "action search: reflection.confidence is 'high', not a number in 0..1"),
+        ])]

@@ -28,4 +28,8 @@ def search(query):
         return {"error": f"failed: {e}", "data": {}, "reflection": {"status": "error"}}
 
 registry.register_action("search", search)
-''', expect=2)]
+''',
+        findings=[
+            ("mod.py", 6, 1, "action search: error is a bare string, not an object with code, message, details"),
+            ("mod.py", 8, 1, "action search: error is a bare string, not an object with code, message, details"),
+        ])]

@@ -22,4 +22,7 @@ def search(query):
     return {"error": {"message": "no index"}, "data": {}, "reflection": {"status": "error"}}
 
 registry.register_action("search", search)
-''')]
+''',
+        findings=[
+            ("mod.py", 3, 1, "action search: error object lacks code, details"),
+        ])]

@@ -23,4 +23,7 @@ def search(query):
     return {"error": None, "data": {}, "reflection": {"status": "ok", "confidence": 0.4}}
 
 registry.register_action("search", search)
-''')]
+''',
+        findings=[
+            ("mod.py", 3, 1, "action search: reflection lacks alignment_check, potential_issues"),
+        ])]

@@ -33,4 +33,8 @@ def search(query):
             "reflection": {"status": "error"}}
 
 registry.register_action("search", search)
-''', expect=2)]
+''',
+        findings=[
+            ("mod.py", 4, 1, "action search: RES-ERR-NET-0001: family NET is not one of ACTN, BRID, POLI, SCHE, WFLW"),
+            ("mod.py", 6, 1, "action search: 'ERR_EMPTY' is not RES-ERR-FAMILY-NNNN"),
+        ])]

@@ -26,7 +26,11 @@ def search(query):
     return {"error": None, "data": {}, "reflection": {}}  # reply-audit: default-reflection
 
 registry.register_action("search", search)
-''')]
+''',
+        findings=[
+            ("mod.py", 3, 1,
+             "this reflection was written by migrate: set its confidence and alignment, then delete the marker"),
+        ])]
 
     def check(self, ctx):
         for m in ctx.inventory.markers:

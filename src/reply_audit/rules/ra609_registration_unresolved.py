@@ -22,7 +22,11 @@ class RegistrationUnresolved(Rule):
     invalid = [Example('''
 registry.register_action("search", search_everything)
 registry.register_action("fetch", make_fetcher())
-''', note="a call's result is unwrapped to its first argument only when it has one")]
+''', note="a call's result is unwrapped to its first argument only when it has one",
+        findings=[
+            ("mod.py", 2, 1,
+             "register_action 'search' names search_everything, which is not found in the scanned tree"),
+        ])]
 
     def check(self, ctx):
         for reg in ctx.inventory.registrations:
