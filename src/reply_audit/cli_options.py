@@ -25,7 +25,7 @@ def _plain_argument_help() -> None:
         return None if self.metavar else shown(self, ctx)
 
     display_type_rich._reply_audit = True   # type: ignore[attr-defined]
-    argument.display_type_rich = display_type_rich   # type: ignore[union-attr]
+    argument.display_type_rich = display_type_rich
 
 
 def _one_line_usage_errors() -> None:

@@ -164,6 +164,7 @@ class _BlobFacts:
         contents, _ = read_blobs(self.repo, chunk)
         batch = [(self.first_path[b], contents.get(b, b"")) for b in chunk]
         parts = [batch[i::self.wanted] for i in range(self.wanted)]
+        assert self.pool is not None   # chunks are submitted only to a pool
         self.flight.append((chunk, [self.pool.submit(_extract, part) for part in parts]))
         return True
 

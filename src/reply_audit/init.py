@@ -411,9 +411,8 @@ def propose(ev: Evidence) -> str:
         code = f'code-keyword = "{ev.envelope_codes[name]}", ' if name in ev.envelope_codes else ""
         functions[name] = (f'{_key(name)} = {{ type-keyword = "success", type-values = {{ true = "S", false = "E" }}, '
                            f"{code}code-position = -1 }}  # constructed with success=..., {at}")
-    functions = list(functions.values())
     if functions:
-        lines += ["", "[tool.reply-audit.builder.functions]", *functions]
+        lines += ["", "[tool.reply-audit.builder.functions]", *functions.values()]
         if not ev.builder_methods:
             lines += ["", "[tool.reply-audit.builder]",
                       'code-required = ["E"]  # replies built by functions; success replies usually carry no code']

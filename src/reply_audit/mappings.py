@@ -147,7 +147,7 @@ def _toml_entries(text: str, profile: Profile, origin: str) \
     table = data.get("mapping", data)
     if not isinstance(table, dict):
         raise UserError(f"mapping file {origin!r}: [mapping] must be a table of \"LEGACY\" = \"CANONICAL\"")
-    lines = {}
+    lines: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         stripped = line.strip()
         if stripped.startswith('"') and '=' in stripped:

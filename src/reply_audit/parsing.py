@@ -47,6 +47,7 @@ def _problem(exc: BaseException) -> ParseProblem:
 def parse_source(source: bytes, path: str = "<file>") -> Parsed:
     try:
         tree = compile(source, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        assert isinstance(tree, ast.Module)
         return Parsed(tree=tree, parser="ast")
     except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError, OverflowError) as exc:
         problem = _problem(exc)
@@ -116,17 +117,18 @@ def _libcst_parse(source: bytes, path: str, problem: ParseProblem) -> Parsed:
         error = rejects(first, last)
         if error is None:
             continue
-        members = stmt.body.body if isinstance(stmt, libcst.ClassDef) and \
-            isinstance(stmt.body, libcst.IndentedBlock) else ()
+        body = stmt.body if isinstance(stmt, libcst.ClassDef) else None
+        members = body.body if isinstance(body, libcst.IndentedBlock) else ()
         before = len(skipped)
         for member in members:   # a class: lose only the members this Python rejects
             m_first, m_last = span(member)
-            m_error = rejects(m_first, m_last, indent=stmt.body.indent or "    ")
+            m_error = rejects(m_first, m_last, indent=getattr(body, "indent", None) or "    ")
             if m_error is not None:
                 indent = lines[m_first - 1][:len(lines[m_first - 1]) - len(lines[m_first - 1].lstrip())]
                 name = getattr(getattr(member, "name", None), "value", None)
-                lose(m_first, m_last, f"{stmt.name.value}.{name}" if name else f"a statement of class "
-                     f"{stmt.name.value}", m_error, indent or "    ")
+                cls = getattr(getattr(stmt, "name", None), "value", "?")   # a ClassDef: members come from one
+                lose(m_first, m_last, f"{cls}.{name}" if name else f"a statement of class {cls}", m_error,
+                     indent or "    ")
         if members and rejects(first, last) is None:
             continue
         del skipped[before:]     # the class is lost whole: one entry says so

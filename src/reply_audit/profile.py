@@ -304,7 +304,7 @@ class Profile:
 
     def type_allowed(self, parts: CodeParts) -> bool:
         """True when the code's TYPE is a known letter allowed for its (known) LAYER."""
-        rule = self.layers.get(parts.layer)
+        rule = self.layers.get(parts.layer) if parts.layer is not None else None
         if rule is None or parts.type not in self.type_letters:
             return False
         if parts.type in rule.forbidden:
@@ -332,7 +332,8 @@ class Profile:
         """What a migration may write: a code that obeys the layer rules and whose AREA the [areas] table lists
         (a code the scan would flag, RA104, is no candidate)."""
         parts = self.parse_code(code)
-        return self.obeys_layer_rules(code) and (not self.areas or not parts.area or parts.area in self.areas)
+        return self.obeys_layer_rules(code) and parts is not None and (
+            not self.areas or not parts.area or parts.area in self.areas)
 
     # -- builder ----------------------------------------------------------------
     @cached_property
@@ -818,7 +819,8 @@ def _leaves(data: dict[str, Any], source: str, path: tuple[str, ...] = ()) -> Or
 def _annotate(text: str, origins: Origins) -> str:
     """TEXT (tomli_w's TOML) with `# from SOURCE` after every key whose value no built-in profile set."""
     origins = {tuple(part.replace("-", "_") for part in path): source for path, source in origins.items()}
-    lines, table = [], ()
+    lines: list[str] = []
+    table: tuple[str, ...] = ()
     key_line = re.compile(r'^("(?:[^"\\]|\\.)*"|[A-Za-z0-9_-]+) = ')
     for line in text.splitlines():
         if line.startswith("[") and not line.startswith("[["):
@@ -977,6 +979,8 @@ def load_profile(spec: str | None = None, root: Path | None = None, pyproject_te
     CONFIG's when --config names a file) is layered on top.
     """
     sources: list[str] = []
+    table: dict[str, Any] | None
+    pyproject: Path | None
     if config is not None:
         table, pyproject = read_config(config), config
     else:

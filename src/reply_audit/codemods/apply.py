@@ -21,6 +21,7 @@ import re
 from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import cast
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
@@ -91,7 +92,7 @@ class _Applier(cst.CSTTransformer):
         kind = _KINDS.get(type(node))
         if kind is not None:
             # an expression statement is found by its value: `(rb.denied(...))` spans its parentheses, the call not
-            pos = self.get_metadata(PositionProvider, node.value if kind == "expr" else node)
+            pos = self.get_metadata(PositionProvider, cast(cst.Expr, node).value if kind == "expr" else node)
             return kind, (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
         if isinstance(node, cst.FunctionDef):
             return "def", (node.name.value, self.get_metadata(PositionProvider, node.name).start.line)
@@ -213,7 +214,7 @@ def _compiles(source: bytes) -> bool:
 # ---------------------------------------------------------------------------
 # imports
 # ---------------------------------------------------------------------------
-def _import_parts(text: str) -> tuple[str, int, list[str]] | None:
+def _import_parts(text: str) -> tuple[str, int, list[str]]:
     """(module, level, names) of `from M import a, b`; (module, 0, []) of `import M`."""
     try:
         line = cst.parse_statement(text)
@@ -231,7 +232,7 @@ def _import_parts(text: str) -> tuple[str, int, list[str]] | None:
 def add_imports(module: cst.Module, statements: list[str]) -> cst.Module:
     """Add each import statement unless the module has it: a name joins an existing `from M import ...`
     of the same module; a new statement goes after the module's leading imports."""
-    body = list(module.body)
+    body: list[cst.BaseStatement] = list(module.body)
     for text in dict.fromkeys(statements):
         module_name, level, names = _import_parts(text)
         if _merge_into_existing(body, module_name, level, names):
@@ -243,7 +244,7 @@ def add_imports(module: cst.Module, statements: list[str]) -> cst.Module:
 
 def add_definitions(module: cst.Module, definitions: dict[str, str]) -> cst.Module:
     """Add each module-level function the edits need, after the imports, unless the module defines it."""
-    body = list(module.body)
+    body: list[cst.BaseStatement] = list(module.body)
     defined = {stmt.name.value for stmt in body if isinstance(stmt, (cst.FunctionDef, cst.ClassDef))}
     for name, source in definitions.items():
         if name in defined:
@@ -295,6 +296,7 @@ def _merge_into_existing(body: list[cst.BaseStatement], module_name: str, level:
                 closing = ending.whitespace_after if isinstance(ending, cst.Comma) else None
                 if isinstance(closing, cst.ParenthesizedWhitespace):
                     # the last name keeps its own comment; the new ones go on lines of their own below it
+                    assert isinstance(ending, cst.Comma)   # a closing whitespace comes after a comma
                     aliases[-1] = last.with_changes(comma=ending.with_changes(
                         whitespace_after=closing.with_changes(last_line=opening.last_line)))
                     ending = ending.with_changes(whitespace_after=closing.with_changes(
@@ -308,7 +310,9 @@ def _merge_into_existing(body: list[cst.BaseStatement], module_name: str, level:
                 aliases[-1] = last.with_changes(comma=sep)
             for j, name in enumerate(missing):
                 end = j == len(missing) - 1
-                aliases.append(cst.ImportAlias(name=cst.parse_expression(name), comma=ending if end else sep))
+                dotted = cst.parse_expression(name)
+                assert isinstance(dotted, (cst.Name, cst.Attribute))   # an imported name is dotted
+                aliases.append(cst.ImportAlias(name=dotted, comma=ending if end else sep))
             new_small = small.with_changes(names=aliases)
             body[i] = line.with_changes(body=[new_small if s is small else s for s in line.body])
         return True

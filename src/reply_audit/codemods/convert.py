@@ -121,7 +121,8 @@ class HandlerReplies(Edit):
     @staticmethod
     def _payload(value, items: list, opening, plan: ReturnPlan, message) -> cst.BaseExpression:
         """VALUE without the dropped keys (and the message's), renamed keys renamed, comments kept."""
-        kept, carried = _drop(items, plan.drop + ((plan.message_key,) if message is not None else ()))
+        kept, carried = _drop(items, plan.drop + ((plan.message_key,) if message is not None and plan.message_key
+                                                  else ()))
         kept = [_renamed(item, plan.rename) for item in kept]
         if isinstance(value, cst.Dict):
             payload = value.with_changes(elements=kept, lpar=[], rpar=[])
@@ -161,6 +162,7 @@ class HandlerReplies(Edit):
 
     def _static_call(self, value, plan: ReturnPlan, ctx) -> cst.Call:
         message = None
+        items: list[Any]
         if isinstance(value, cst.Dict):
             items, opening = list(value.elements), value.lbrace.whitespace_after
         elif isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict":
@@ -223,8 +225,8 @@ def _insert_setup(node: cst.FunctionDef, setup: list[str]) -> cst.FunctionDef:
         raise Refused("the handler's body is on its def line")
     statements = list(body.body)
     at = 1 if statements and _is_docstring(statements[0]) else 0
-    while at < len(statements) and isinstance(statements[at], cst.SimpleStatementLine) and all(
-            isinstance(s, (cst.Global, cst.Nonlocal)) for s in statements[at].body):
+    while at < len(statements) and isinstance(line := statements[at], cst.SimpleStatementLine) and all(
+            isinstance(s, (cst.Global, cst.Nonlocal)) for s in line.body):
         at += 1
     new = [cst.parse_statement(text) for text in setup]
     return node.with_changes(body=body.with_changes(body=[*statements[:at], *new, *statements[at:]]))
@@ -268,7 +270,8 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
 
 def _key_of(item) -> str | None:
     if isinstance(item, cst.DictElement) and isinstance(item.key, cst.SimpleString):
-        return item.key.evaluated_value
+        key = item.key.evaluated_value
+        return key if isinstance(key, str) else None   # a bytes key is no key of ours
     if isinstance(item, cst.Arg) and item.keyword is not None:
         return item.keyword.value
     return None
@@ -402,15 +405,16 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
             return Skip(f"{builder}'s methods declare no return type: the handler's annotation and the run-time "
                         "check cannot name the reply class")
         if api is None or reply_type not in {t.callee.split(".")[0] for t in api.templates.values()}:
-            found = _import_of(reply_type, handler["path"], "reply_imports", ctx)
-            if isinstance(found, Skip):
-                return found
-            imports += found
+            reply_import = _import_of(reply_type, handler["path"], "reply_imports", ctx)
+            if isinstance(reply_import, Skip):
+                return reply_import
+            imports += reply_import
     definitions = {}
     if needs_helper:
         clash = _helper_clash(helper, handler, ctx)
         if clash:
             return Skip(clash)
+        assert reply_type   # a helper is needed only where the builder's methods declare the reply class
         definitions[helper] = helper_source(helper, reply_type, profile, _takes_message(fact, plans))
     registration = tuple(d for d in profile.handler_decorators if d != ctx.safety_decorator)
     edit = HandlerReplies(
@@ -679,6 +683,7 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
         return Skip(f"{code} ({origin}) is not in the canonical registry")
     if not profile.obeys_layer_rules(code):
         return Skip(f"{code} ({origin}) breaks the layer rules: its layer may not emit {letter}")
+    assert found is not None   # rank() always answers
     return code, found, bool(own) and code in (own, ctx.code_map.get(own))
 
 
@@ -723,11 +728,12 @@ def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: s
         method = profile.method_for_type("D")
         sub = Choice(origin=choice.origin, code=choice.refused_code, unmarked=choice.unmarked,
                      reviewed=choice.reviewed) if choice and choice.refused_code else None
-        picked = _pick_code("D", method, ret, handler, ctx, sub) if not _call_problem(fact, method, ctx) else None
-        if picked is not None and not isinstance(picked, Skip):
-            refused = (method, picked[0])
-            marker = marker or picked[1].code is None
-            picks.append(picked[1])
+        refused_code = _pick_code("D", method, ret, handler, ctx, sub) if not _call_problem(fact, method, ctx) \
+            else None
+        if refused_code is not None and not isinstance(refused_code, Skip):
+            refused = (method, refused_code[0])
+            marker = marker or refused_code[1].code is None
+            picks.append(refused_code[1])
     decision = Decision(
         fingerprint=fp, path=handler["path"], function=handler["name"], line=ret["line"], type=RUNTIME,
         code=codes[0], failure_type=fail_letter, failure_code=codes[1], type_confidence="low",

@@ -14,7 +14,7 @@ import libcst as cst
 from .base import Edit, Refused, Span, Target
 
 
-def replace_string(node: cst.SimpleString, old: str, new: str) -> cst.SimpleString:
+def replace_string(node: cst.SimpleString, old: str | bytes, new: str) -> cst.SimpleString:
     """NODE with its text OLD replaced by NEW, keeping prefix and quotes."""
     if node.evaluated_value != old:
         raise Refused(f"expected the string {old!r} there, found {node.value}")
@@ -77,6 +77,7 @@ class RewriteCall(Edit):
         if isinstance(value, cst.SimpleString):
             if self.old_code is not None and value.evaluated_value != self.old_code:
                 raise Refused(f"expected the code {self.old_code!r}, found {value.value}")
+            assert self.new_code is not None   # _args runs only for a new code
             new_value: cst.BaseExpression = replace_string(value, value.evaluated_value, self.new_code)
         elif self.code_expression:
             new_value = cst.parse_expression(self.code_expression)

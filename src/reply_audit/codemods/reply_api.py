@@ -91,7 +91,9 @@ class ReplyAPI:
             raise Refused(f"{template.callee} requires {self.message_required(letter)}, and this return has no "
                           "message to give it")
         values = {"code": code, "data": data, "message": message}
-        return cst.parse_expression(template.text).visit(_Filler(values))
+        filled = cst.parse_expression(template.text).visit(_Filler(values))
+        assert isinstance(filled, cst.BaseExpression)   # the filler replaces arguments, never the call itself
+        return filled
 
 
 class _Filler(cst.CSTTransformer):
@@ -100,7 +102,8 @@ class _Filler(cst.CSTTransformer):
         self.values = values
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        args = [a for a in updated.args if not (_placeholder(a.value) and self.values[_placeholder(a.value)] is None)]
+        args = [a for a in updated.args
+                if not ((name := _placeholder(a.value)) and self.values[name] is None)]
         if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT:
             args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         return updated.with_changes(args=args)
@@ -286,7 +289,9 @@ def _class_signature(node: ast.ClassDef) -> Signature | None:
         return Signature() if not node.bases and not node.keywords else None
     keyword_only = model or any(k.arg == "kw_only" and isinstance(k.value, ast.Constant) and k.value.value is True
                                 for k in getattr(dataclass, "keywords", []))
-    params, keywords, required = [], [], []
+    params: list[str] = []
+    keywords: list[str] = []
+    required: list[str] = []
     for stmt in node.body:
         if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
             continue

@@ -16,6 +16,7 @@ under a test on `self.X`).
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 
 from ..profile import Profile
 from .model import BuilderFact
@@ -72,7 +73,7 @@ class BuilderReader:
             m for m in self.method_names if profile.method_type(m) in profile.terminal_types
         )
 
-    def canonical_count(self, methods: dict[str, object]) -> int:
+    def canonical_count(self, methods: Mapping[str, object]) -> int:
         """Only canonical method names make a builder: a logger's info/error/warn does not."""
         return sum(1 for name in methods if name in self.profile.builder_methods)
 

@@ -16,8 +16,9 @@ import ast
 import fnmatch
 import re
 from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..names import Names
 from ..profile import Profile
@@ -48,11 +49,11 @@ _NEWLINE = re.compile(rb"\r\n|\r|\n")
 _ONE_STRING = re.compile(rb"""[rRuU]?(?:"[^"'\\\r\n]*"|'[^"'\\\r\n]*')""")
 
 
-def _iter_block(body: list[ast.stmt]):
+def _iter_block(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     """Statements of a block, recursively, but not inside nested defs and classes."""
     stack = list(reversed(body))
     while stack:
-        stmt = stack.pop()
+        stmt: Any = stack.pop()   # its kind decides which blocks it has
         yield stmt
         kind = type(stmt)
         if kind in _LOOPS_AND_IFS:
@@ -326,7 +327,7 @@ def _texts(value: ast.expr | None) -> dict[str, str]:
         if isinstance(v, ast.Constant) and isinstance(v.value, str) and len(v.value) <= 200:
             out[k] = v.value
         elif isinstance(v, ast.JoinedStr):   # an f-string: its literal words, with … where values go
-            out[k] = "".join(p.value if isinstance(p, ast.Constant) else "…" for p in v.values)[:200]
+            out[k] = "".join(str(p.value) if isinstance(p, ast.Constant) else "…" for p in v.values)[:200]
     return out
 
 
@@ -367,9 +368,9 @@ def _describe(node: ast.expr) -> list:
     return ["other", None]
 
 
-def class_like(name: str | None) -> bool:
+def class_like(name: str | None) -> TypeGuard[str]:
     """`ReplyBuilder`, `_ReplyBuilder`: a name spelt like a class."""
-    return bool(name) and name.lstrip("_")[:1].isupper()
+    return name is not None and name.lstrip("_")[:1].isupper()
 
 
 def _constructed(node: ast.AST | None) -> ast.Call | None:
@@ -399,8 +400,8 @@ def _bound_calls(stmt: ast.stmt) -> list[tuple[str, ast.Call]]:
                     and len(target.elts) == len(stmt.value.elts):
                 for name, value in zip(target.elts, stmt.value.elts):
                     call = _constructed(value) if isinstance(name, ast.Name) else None
-                    if call is not None:
-                        out.append((name.id, call))   # type: ignore[union-attr]
+                    if call is not None and isinstance(name, ast.Name):
+                        out.append((name.id, call))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return out
     for node in _own_nodes(stmt):
@@ -479,21 +480,6 @@ def _assigned_names(body: list[ast.stmt]) -> set[str]:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 out.add(node.id)
     return out
-
-
-def _passes_on(value: ast.AST, known: set[str]) -> bool:
-    """Is VALUE one of the KNOWN names passed on as it is, or a view of it (`x`, `x[0]`, `x.strip()`, `[x, y]`)?
-    A call that computes something from it (`run(x)`) is not: its result is the system's work; nor is `x or
-    DEFAULT`, which may be the system's own value."""
-    if isinstance(value, ast.Name):
-        return value.id in known
-    if isinstance(value, (ast.Subscript, ast.Starred)):
-        return _passes_on(value.value, known)
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-        return _passes_on(value.func.value, known)
-    if isinstance(value, (ast.List, ast.Tuple, ast.Set)):
-        return any(_passes_on(v, known) for v in value.elts)
-    return False
 
 
 def _literal_type(value: ast.AST | None) -> str:
@@ -705,7 +691,7 @@ class FactsExtractor:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.registries = RegistryReader(profile)
-        self._derived_cache: dict[int, tuple[ast.AST, tuple[set[str], set[str]]]] = {}   # function -> its locals
+        self._derived_cache: dict[int, tuple[_Function, tuple[set[str], set[str]]]] = {}   # function -> its locals
                                                                                      # passed on from params
         self.builders = BuilderReader(profile)
         self.methods = profile.all_builder_methods
@@ -765,7 +751,7 @@ class FactsExtractor:
         self.hot_lines.sort()
         self.call_ids: dict[int, int] = {}
         self.mapping_by_name: dict[str, MappingFact] = {}
-        self.constants: list[tuple[str, ast.stmt, str]] = []
+        self.constants: list[tuple[str, ast.Assign | ast.AnnAssign, str]] = []
         self.instantiated: set[tuple[str, int]] = set()
         self._bare: tuple[int, bool] = (0, False)
         self._unused = 0
@@ -868,7 +854,7 @@ class FactsExtractor:
         if start is None:
             return True
         i = bisect_left(self.hot_lines, start)
-        return i < len(self.hot_lines) and self.hot_lines[i] <= (node.end_lineno or start)
+        return i < len(self.hot_lines) and self.hot_lines[i] <= (getattr(node, "end_lineno", None) or start)
 
     # --------------------------------------------------------------- bindings
     def _bindings(self, body: list[ast.stmt], args: ast.arguments | None) -> dict[str, tuple[str, str, int]]:
@@ -945,10 +931,10 @@ class FactsExtractor:
                 return dotted_name(node) or node.attr, None, "name"
             return None
         if isinstance(node, ast.Call):
-            callee = _callee(node)
-            if callee:
-                self.instantiated.add((callee, node.lineno))
-                return f"{callee}(...)", callee, "assign"
+            made_of = _callee(node)
+            if made_of:
+                self.instantiated.add((made_of, node.lineno))
+                return f"{made_of}(...)", made_of, "assign"
         return None
 
     # ------------------------------------------------------------- statements
@@ -979,7 +965,7 @@ class FactsExtractor:
             self._block(stmt.body, ctx.but(type_checking=ctx.type_checking or guarded,
                                            guards=(*ctx.guards, (stmt.test, False))))
             self._block(stmt.orelse, ctx.but(guards=(*ctx.guards, (stmt.test, True))))
-        elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        elif isinstance(stmt, (ast.Try, ast.TryStar)):
             self._block(stmt.body, ctx)
             for handler in stmt.handlers:
                 if handler.type is not None:
@@ -1107,14 +1093,14 @@ class FactsExtractor:
                     self.instantiated.add((callee, call.lineno))
         if self.dispatch_tables and value is not None and len(targets) == 1:
             target = targets[0]
-            if last_name(target) in self.dispatch_tables and self._dispatch_table(last_name(target), value,
-                                                                                   stmt.lineno):
+            name = last_name(target)
+            if name is not None and name in self.dispatch_tables and self._dispatch_table(name, value, stmt.lineno):
                 return
-            if isinstance(target, ast.Subscript) and last_name(target.value) in self.dispatch_tables \
-                    and dotted_name(value):
+            table, handler = (last_name(target.value), dotted_name(value)) if isinstance(target, ast.Subscript) \
+                else (None, None)
+            if isinstance(target, ast.Subscript) and table and table in self.dispatch_tables and handler:
                 self.facts.registrations.append(RegistrationFact(
-                    name=str_value(target.slice), target=dotted_name(value), line=stmt.lineno,
-                    via=last_name(target.value), kind="table"))
+                    name=str_value(target.slice), target=handler, line=stmt.lineno, via=table, kind="table"))
                 return
         if self.result_shapes and value is not None and len(targets) == 1 and ctx.function is not None \
                 and ctx.function.handler is not None:
@@ -1203,7 +1189,7 @@ class FactsExtractor:
             out[prefix + key] = _describe(sub)
             self._shape_into(sub, f"{prefix}{key}.", out, depth + 1)
 
-    def _note_value_kind(self, targets: list[ast.expr], value: ast.expr, ctx: _Ctx) -> None:
+    def _note_value_kind(self, targets: Sequence[ast.expr], value: ast.expr, ctx: _Ctx) -> None:
         """Remember what a local name holds, so `return reply` can be classified."""
         fn = ctx.function
         if fn is None or fn.handler is None or len(targets) != 1 or not isinstance(targets[0], ast.Name):
@@ -1243,8 +1229,9 @@ class FactsExtractor:
             returned = {id(sub) for sub in ast.walk(value) if isinstance(sub, ast.Call)}
             self._expr(value, ctx, returned)
             made = _constructed(value)
-            if made is not None and class_like(_callee(made)):   # `return ReplyBuilder(...)`: a construction too
-                self.instantiated.add((_callee(made), made.lineno))   # type: ignore[arg-type]
+            made_of = _callee(made) if made is not None else None
+            if made is not None and class_like(made_of):   # `return ReplyBuilder(...)`: a construction too
+                self.instantiated.add((made_of, made.lineno))
         fn = ctx.function
         if fn is None:
             return
@@ -1275,8 +1262,9 @@ class FactsExtractor:
         span = None if value is None else [value.lineno, value.col_offset, value.end_lineno or value.lineno,
                                            value.end_col_offset or value.col_offset]
         code_value = None
-        if literal:
-            code_value = next((str_value(v) for k, v in _dict_pairs(value)[0] if k == self.code_keyword), None)
+        pairs = _dict_pairs(value) if literal else None
+        if pairs is not None:
+            code_value = next((str_value(v) for k, v in pairs[0] if k == self.code_keyword), None)
         fn.handler.returns.append(ReturnFact(line=stmt.lineno, kind=kind, call=call, keys=keys, code=code_value,
                                              in_except=ctx.except_kind is not None, except_kind=ctx.except_kind,
                                              col=stmt.col_offset, end_line=stmt.end_lineno or stmt.lineno,
@@ -1351,7 +1339,7 @@ class FactsExtractor:
         def messages(expr: ast.AST) -> list[ast.Attribute]:
             return [a for a in ast.walk(expr) if isinstance(a, ast.Attribute) and a.attr in self.message_attrs]
 
-        def record(attr: ast.Attribute, at: ast.AST, kind: str, text: str) -> None:
+        def record(attr: ast.Attribute, at: ast.expr | ast.stmt, kind: str, text: str) -> None:
             seen.add(id(attr))
             self.facts.message_uses.append(MessageUse(at.lineno, at.col_offset, kind, text, function,
                                                       self._owner_binding(attr, ctx)))
@@ -1632,7 +1620,7 @@ class FactsExtractor:
                    for sub in ast.walk(node) if isinstance(sub, ast.JoinedStr) for part in sub.values)
 
     @classmethod
-    def _names_params(cls, value: ast.AST | None, ctx: _Ctx) -> bool:
+    def _names_params(cls, value: ast.expr | None, ctx: _Ctx) -> bool:
         """Does a literal text of the returned dict name a parameter of the function as a word ("timeout must be
         positive" in a function taking `timeout`)?"""
         params = cls._params(ctx)
@@ -1665,5 +1653,6 @@ class FactsExtractor:
         else:
             for _name, stmt, text in self.constants:   # a constant is a definition: where it goes decides
                 value = stmt.value
+                assert value is not None   # a constant is assigned a string
                 self.facts.code_literals.append(CodeLiteral(text, value.lineno, value.col_offset, None,
                                                             at_position=False))

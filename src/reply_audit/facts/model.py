@@ -318,7 +318,7 @@ def _build(tp: Any, value: Any) -> Any:
     """Rebuild nested dataclasses from `asdict` output (for caches and workers)."""
     if value is None:
         return None
-    if is_dataclass(tp):
+    if isinstance(tp, type) and is_dataclass(tp):
         return tp(**{name: value[name] if _plain(ftype) else _build(ftype, value[name])
                      for name, ftype in _plan(tp) if name in value})
     origin = get_origin(tp)

@@ -38,7 +38,7 @@ def last_name(node: ast.AST) -> str | None:
     return None
 
 
-def _span(node: ast.AST) -> list[int]:
+def _span(node: ast.expr | ast.stmt) -> list[int]:
     return [node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or node.col_offset]
 
 
@@ -187,7 +187,7 @@ class RegistryReader:
             return RegistryFact(name=name, line=line, style="dict", codes=codes)
         return None
 
-    def mapping_item(self, target: ast.Subscript, value: ast.AST) -> MappingEntry | None:
+    def mapping_item(self, target: ast.Subscript, value: ast.expr) -> MappingEntry | None:
         """`TABLE["OLD"] = "NEW"` adds one entry to a mapping table."""
         key = str_value(target.slice)
         if key is None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from .model import Signature, WrapperFact
 from .registries import dotted_name, last_name, str_value
@@ -33,7 +33,7 @@ _DICT_ANNOTATION = re.compile(r"^(?:typing\.)?(?:dict|Dict|Mapping|MutableMappin
 
 def is_dict_annotation(annotation: str | None) -> bool:
     """Does a return annotation (as written) say the function returns a dict?"""
-    return bool(annotation) and _DICT_ANNOTATION.match(annotation.strip("'\"")) is not None
+    return annotation is not None and _DICT_ANNOTATION.match(annotation.strip("'\"")) is not None
 
 
 def signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> Signature:
@@ -55,7 +55,7 @@ def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(last_name(d) == "staticmethod" for d in fn.decorator_list)
 
 
-def read_wrapper(fn: ast.FunctionDef | ast.AsyncFunctionDef, reply_classes: frozenset[str],
+def read_wrapper(fn: ast.FunctionDef | ast.AsyncFunctionDef, reply_classes: Container[str],
                  method_type: Callable[[str], str | None], code_type: Callable[[str], str | None]) -> WrapperFact:
     """Classify the decorator FN by what it does with a non-reply result of the function it wraps."""
     fact = WrapperFact(name=fn.name, line=fn.lineno, behaviour="unknown",
@@ -145,7 +145,7 @@ def _ends(block: list[ast.stmt]) -> bool:
 
 def _result_names(scope: ast.AST, wrapped: str) -> set[str]:
     """Names assigned from a call of the wrapped function: `result = func(*args, **kwargs)`."""
-    out = set()
+    out: set[str] = set()
     for node in ast.walk(scope):
         if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Await)):
             call = node.value.value if isinstance(node.value, ast.Await) else node.value
@@ -193,7 +193,7 @@ def _isinstance_test(test: ast.expr, names: set[str]) -> tuple[str, bool] | None
     return None
 
 
-def _branch_types(branch: list[ast.stmt], reply_classes: frozenset[str], method_type: Callable[[str], str | None],
+def _branch_types(branch: list[ast.stmt], reply_classes: Container[str], method_type: Callable[[str], str | None],
                   code_type: Callable[[str], str | None]) -> set[str]:
     """The reply types a branch builds (from methods, reply constructions and code literals), and "raise"."""
     found: set[str] = set()

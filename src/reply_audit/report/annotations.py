@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 
 from .unread import Unread, unread_files
 
@@ -25,7 +26,7 @@ def render_github(result, evaluation) -> str:
     return github_annotations(evaluation.findings, repo_prefix(result.root), unread=unread_files(result.inventory))
 
 
-def github_annotations(findings, prefix: str = "", unread: list[Unread] = ()) -> str:
+def github_annotations(findings, prefix: str = "", unread: Sequence[Unread] = ()) -> str:
     """One workflow command per finding, then a warning per file not read or read in part; PREFIX puts paths
     relative to the repository root."""
     lines = []

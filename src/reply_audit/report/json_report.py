@@ -113,7 +113,7 @@ def one_based(value: Any) -> Any:
     count from 0, as Python's ast does): `col`, `end_col`, and the columns of a `value_span`
     [line, col, end_line, end_col]. A finding's `column` is 1-based already."""
     if isinstance(value, dict):
-        out = {}
+        out: dict[str, Any] = {}
         for key, item in value.items():
             if key in COLUMN_KEYS and isinstance(item, int) and not isinstance(item, bool):
                 out[key] = item + 1

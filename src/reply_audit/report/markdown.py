@@ -88,7 +88,7 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
         for env in doc["envelopes"]:
             add(f"From `{env['class']}.{env['method']}()` at {_loc(env['path'], env['line'])}:\n")
             missing, misplaced, extra = envelope_diff(ctx, env)
-            rows = []
+            rows: list[list[Any]] = []
             for field in profile.section("envelope").get("fields", []):
                 if field in missing:
                     rows.append([f"`{field}`", "required", "missing", "❌ missing"])

@@ -128,9 +128,8 @@ def _render(delta: Delta, fail_on: str, links: _Links, shown: dict[str, int]) ->
     changed = delta.changed_requirements
     if changed:
         out += ["#### Scorecard rows that changed", "", "| requirement | base | head |", "| --- | --- | --- |"]
-        for b, h in changed:
-            name = (h or b).name
-            out.append(f"| {_cell(name)} | {_status(b)} | {_status(h)} |")
+        for before, after in changed:
+            out.append(f"| {_cell(_name(before, after))} | {_status(before)} | {_status(after)} |")
         out.append("")
     fixable = sum(1 for f in head.findings if f.fixable)
     if fixable:
@@ -153,6 +152,11 @@ def _render(delta: Delta, fail_on: str, links: _Links, shown: dict[str, int]) ->
             f"`{base.revision.ref}` ({base.revision.sha[:7]}) → `{head.revision.ref}` ({head.revision.sha[:7]})</sub>",
             ""]
     return "\n".join(out)
+
+
+def _name(base, head) -> str:
+    """The name of a scorecard row that changed (it exists in one revision at least)."""
+    return (head or base).name
 
 
 def _status(r) -> str:
@@ -185,7 +189,7 @@ def build_document(delta: Delta, fail_on: str = "high") -> dict[str, Any]:
         "unchanged": delta.unchanged,
         "moved": delta.moved,
         "scorecard_changes": [
-            {"requirement": (h or b).name,
+            {"requirement": _name(b, h),
              "base": None if b is None else b.to_dict(),
              "head": None if h is None else h.to_dict()}
             for b, h in delta.changed_requirements],

@@ -13,7 +13,8 @@ from .base import Rule
 
 @lru_cache(maxsize=1)
 def all_rules() -> tuple[Rule, ...]:
-    found = {cls.id: cls() for cls in classes_in(__name__, __path__, Rule, lambda name: name.startswith("ra"))}
+    found = {rule.id: rule for rule in (cls() for cls in classes_in(__name__, __path__, Rule,
+                                                                    lambda name: name.startswith("ra")))}
     return tuple(found[k] for k in sorted(found))
 
 
