@@ -54,7 +54,7 @@ def settings(path: Path, profile: str | None = None, config: Path | None = None,
 
 def fail_level(fail_on: str | None, profile: Profile) -> str:
     """--fail-on, else the profile's [rules] fail-on (checked), else high."""
-    level = fail_on or str(profile.section("rules").get("fail_on", "high"))
+    level = fail_on or str(profile.setting("rules", "fail_on"))
     if level not in FAIL_LEVELS:
         raise UserError(f"[rules] fail-on = {level!r}: use one of {', '.join(FAIL_LEVELS)}")
     return level

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .rules.ra303_terminal_not_returned import TerminalNotReturned
+
 
 @dataclass(frozen=True)
 class Requirement:
@@ -149,7 +151,6 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
     registries = ctx.canonical_registries()
     canonical = [c for r in registries for c in r["codes"]]
     builders = ctx.instance_builders()
-    factories = {f"{b['path']}::{b['qualname']}" for b in inv.builders if b["kind"] == "factory"}
     functions = bool(profile.section("builder").get("functions"))
     no_registry = "" if registries else "no code registry found: nothing to check codes against"
     no_builder = "" if builders else ("replies are built by functions ([builder.functions]): no builder class"
@@ -159,7 +160,7 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
     no_layer = "" if "layer" in groups else "the code pattern names no layer: layer rules do not apply"
     no_type = "" if "type" in groups else "the code pattern names no type: a code says nothing of its reply's type"
     typed = canonical if "type" in groups else []
-    terminal = [c for c in calls if profile.call_type(c) in profile.terminal_types and c["builder"] not in factories]
+    terminal = TerminalNotReturned.judged(ctx)
     coded = [c for c in calls if c["code"] and profile.is_code(c["code"])]
     registered = [c for c in coded if c["code"] in inv.canonical_codes]
     handlers = [h for h in inv.handlers if not ctx.is_test(h["path"])]
@@ -170,8 +171,8 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
     unresolved = [c for c in calls if c.get("has_code", True) and not c["code"]
                   and (c["path"], c["line"]) not in code_findings]
     literals = [c for c in inv.code_literals if not ctx.is_test(c["path"])]
-    safety = str(profile.section("handlers").get("safety_decorator", "") or "")
-    envelope_fields = len(profile.section("envelope").get("fields", []))
+    safety = profile.safety_decorator
+    envelope_fields = len(profile.envelope_fields)
     rules_ran = {r.id for r in evaluation.rules}
     flagged = {rid: sum(1 for f in evaluation.findings if f.rule == rid) for rid in rules_ran}
     return {
@@ -210,8 +211,7 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
 
 
 def _level_name(ctx) -> str:
-    order = list(ctx.profile.section("compliance").get("order", []))
-    target = str(ctx.profile.section("compliance").get("target", order[-1] if order else ""))
+    target = str(ctx.profile.setting("compliance", "target"))
     return REQUIREMENTS["compliance-level"][0].format(target=target)
 
 
@@ -229,8 +229,8 @@ def _result_tallies(ctx) -> dict[str, Callable[[], Tally]]:
     errors = [r for r in judged if r.error_shape not in (None, "none")]
     bad_errors = sum(1 for r in errors if any(p.kind in ("bare-error", "error-object", "error-code")
                                               for p in r.problems))
-    order = list(ctx.profile.section("compliance").get("order", []))
-    target = str(ctx.profile.section("compliance").get("target", order[-1] if order else ""))
+    order = list(ctx.profile.setting("compliance", "order"))
+    target = str(ctx.profile.setting("compliance", "target"))
     wanted = order[order.index(target):] if target in order else []
     registrations = [r for r in ctx.inventory.registrations if not ctx.is_test(r["path"])]
     incomplete = len({id(r) for r in judged for p in r.problems if p.kind in ("nested-missing", "value", "range")})

@@ -117,7 +117,7 @@ def scan_revision(repo: Path, revision: Revision, prefix: str, profile: Profile,
                   side: str, progress=None) -> Side:
     files = list_files(repo, revision.sha, prefix)
     chosen = select(list(files), profile.scan_list("include"), profile.scan_list("exclude"))
-    mapping_names = list(profile.section("mappings").get("files", []))
+    mapping_names = list(profile.setting("mappings", "files"))
     texts = [n for n in (*PRECOMMIT_FILES, *mapping_names) if n in files]
     blobs, missing = read_blobs(repo, [files[p] for p in (*chosen, *texts)])
     sources = {p: blobs[files[p]] for p in chosen if files[p] in blobs}

@@ -160,9 +160,9 @@ class IndexBuilder:
 
     # -- registries -----------------------------------------------------------------
     def _roles(self, registries: list[tuple[str, RegistryFact, bool]], mappings: list[MappingFact]) -> list[str]:
-        explicit_canon = list(self.profile.registries_value("canonical", []))
-        explicit_legacy = list(self.profile.registries_value("legacy", []))
-        share = float(self.profile.registries_value("canonical_share", 0.9))
+        explicit_canon = list(self.profile.registries_value("canonical"))
+        explicit_legacy = list(self.profile.registries_value("legacy"))
+        share = float(self.profile.registries_value("canonical_share"))
         keys = {e.legacy for m in mappings for e in m.entries}
         targets = {e.canonical for m in mappings for e in m.entries if e.canonical}
         roles = []
@@ -188,7 +188,7 @@ class IndexBuilder:
         """[codes] scope = positions: the registries the profile names, and those a code position uses (a reply
         call passes one of their codes or members, a mapping table maps one). A class of environment variable
         names spelled like codes is no registry."""
-        explicit = [*self.profile.registries_value("canonical", []), *self.profile.registries_value("legacy", [])]
+        explicit = [*self.profile.registries_value("canonical"), *self.profile.registries_value("legacy")]
         used = {c.code for f in self.files for c in f.calls if c.code}
         used |= {lit.code for f in self.files for lit in f.code_literals if lit.at_position}
         used |= {x for m in mappings for e in m.entries for x in (e.legacy, e.canonical) if x}

@@ -25,7 +25,7 @@ import json
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -349,8 +349,7 @@ class Profile:
         methods = self.section("builder").get("methods", {})
         spec = methods.get(method, methods.get(self.forbidden_methods.get(method, ""), ""))
         spec = spec if isinstance(spec, dict) else {}
-        return (str(spec.get("code_keyword", self.builder_value("code_keyword", "code"))),
-                int(spec.get("code_position", self.builder_value("code_position", 0))))
+        return (str(spec.get("code_keyword", self.code_keyword)), int(spec.get("code_position", self.code_position)))
 
     @cached_property
     def forbidden_methods(self) -> dict[str, str]:
@@ -367,8 +366,8 @@ class Profile:
         out = {}
         for name, spec in self.section("builder").get("functions", {}).items():
             spec = {"type": spec} if isinstance(spec, str) else dict(spec)
-            spec.setdefault("code_keyword", self.builder_value("code_keyword", "code"))
-            spec.setdefault("code_position", self.builder_value("code_position", 0))
+            spec.setdefault("code_keyword", self.code_keyword)
+            spec.setdefault("code_position", self.code_position)
             out[name] = spec
         return out
 
@@ -422,8 +421,33 @@ class Profile:
         value = self.section("builder").get(key, [])
         return list(value) if isinstance(value, list) else [value]
 
-    def builder_value(self, key: str, default: Any = None) -> Any:
-        return self.section("builder").get(key, default)
+    def setting(self, section: str, key: str) -> Any:
+        """[SECTION] KEY of the effective profile. A profile built by hand that leaves the key out gets the built-in
+        canonical profile's value: defaults live in canonical.toml alone, never beside a call."""
+        table = self.section(section)
+        return table[key] if key in table else _builtin_setting(section, key)
+
+    def builder_value(self, key: str) -> Any:
+        return self.setting("builder", key)
+
+    @cached_property
+    def code_keyword(self) -> str:
+        """The keyword a builder method takes its code by ([builder] code-keyword)."""
+        return str(self.setting("builder", "code_keyword"))
+
+    @cached_property
+    def code_position(self) -> int:
+        """The position a builder method takes its code at ([builder] code-position)."""
+        return int(self.setting("builder", "code_position"))
+
+    @cached_property
+    def safety_decorator(self) -> str:
+        """The safety wrapper's name ([handlers] safety-decorator), "" for none."""
+        return str(self.setting("handlers", "safety_decorator") or "")
+
+    @cached_property
+    def envelope_fields(self) -> list[str]:
+        return list(self.setting("envelope", "fields"))
 
     # -- other sections ---------------------------------------------------------
     @cached_property
@@ -454,8 +478,8 @@ class Profile:
         """The canonical builder method that builds TYPE letter (`E` -> `error`)."""
         return next((m for m, t in self.builder_methods.items() if t == letter), None)
 
-    def registries_value(self, key: str, default: Any = None) -> Any:
-        return self.section("registries").get(key, default)
+    def registries_value(self, key: str) -> Any:
+        return self.setting("registries", key)
 
     def scan_list(self, key: str) -> list[str]:
         return list(self.section("scan").get(key, []))
@@ -1011,3 +1035,9 @@ def load_profile(spec: str | None = None, root: Path | None = None, pyproject_te
         raise UserError(kinds[0])
     return Profile(name=name, data=data, sources=tuple(sources), origins=origins,
                    warnings=tuple(dict.fromkeys(notes)))
+
+
+@cache
+def _builtin_setting(section: str, key: str) -> Any:
+    """[SECTION] KEY of the built-in canonical profile; a KeyError names a setting no profile defines (a bug)."""
+    return _load_builtin(DEFAULT_PROFILE)[section][key]

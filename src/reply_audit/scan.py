@@ -52,7 +52,7 @@ PRECOMMIT_FILES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
 def tooling_facts(root: Path, profile: Profile, texts: dict[str, str] | None = None) -> dict[str, object]:
     """Repository-level facts: is a reply-code guard wired into pre-commit? (TEXTS: the files' contents at a
     git revision, instead of reading ROOT.)"""
-    patterns = [p.lower() for p in profile.section("tooling").get("guard_patterns", [])]
+    patterns = [p.lower() for p in profile.setting("tooling", "guard_patterns")]
     for name in PRECOMMIT_FILES:
         path = root / name
         if texts is None and not path.is_file():   # a subfolder scan: the repository's own file, up to its root

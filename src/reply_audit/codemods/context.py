@@ -147,7 +147,7 @@ class PlanContext:
 
     @cached_property
     def safety_decorator(self) -> str:
-        return str(self.profile.section("handlers").get("safety_decorator", "") or "")
+        return self.profile.safety_decorator
 
     @cached_property
     def wrapper(self) -> WrapperFact:

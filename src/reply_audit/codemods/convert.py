@@ -550,7 +550,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
     problem = _call_problem(fact, method, ctx)
     if problem:
         return Skip(problem)
-    code_key = str(profile.builder_value("code_keyword", "code"))
+    code_key = profile.code_keyword
     values = ret["key_values"]
     drop = tuple(k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values)
     picked = _pick_code(letter, method, ret, handler, ctx, choice, siblings)
@@ -927,7 +927,7 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
     failures = sorted({v.lower() for v in profile.migrate_value("dict_returns.failure_values", [])})
     messages = list(profile.migrate_value("dict_returns.message_keys", []))
     prefixes = [v.lower() for v in profile.migrate_value("dict_returns.failure_prefixes", [])]
-    code_key = str(profile.builder_value("code_keyword", "code"))
+    code_key = profile.code_keyword
     legacy = str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))
     denied_flags = list(profile.migrate_value("dict_returns.denied_flags", []))
     decision_keys = list(profile.migrate_value("dict_returns.decision_keys", []))

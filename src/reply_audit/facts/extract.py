@@ -697,17 +697,17 @@ class FactsExtractor:
         self.methods = profile.all_builder_methods
         self.receiver_names = frozenset(profile.builder_list("receiver_names"))
         self.reply_classes = Names(profile.builder_list("reply_classes"))
-        self.code_keyword = profile.builder_value("code_keyword", "code")
+        self.code_keyword = profile.code_keyword
         # names that say "a code goes here": as a keyword, a dict key, or the name a comparison reads
         self.code_names = frozenset({"code", "error_code", "reply_code", "result_code", self.code_keyword,
-                                     *profile.registries_value("code_keywords", ["code"]),
+                                     *profile.registries_value("code_keywords"),
                                      *(str(spec["code_keyword"]) for spec in profile.builder_functions.values()),
                                      *(profile.method_code_argument(m)[0] for m in profile.builder_methods)})
-        self.code_position = int(profile.builder_value("code_position", 0))
+        self.code_position = profile.code_position
         self.decorators = profile.handler_decorators
-        self.safety = str(profile.section("handlers").get("safety_decorator", "") or "")
+        self.safety = profile.safety_decorator
         self.safety_name = self.safety.rpartition(".")[2]
-        self.serializers = frozenset(profile.section("envelope").get("serializers", []))
+        self.serializers = frozenset(profile.setting("envelope", "serializers"))
         self.message_attrs = profile.message_attributes
         self.functions = profile.builder_functions
         self.function_names = profile.builder_function_names   # a key may be a glob: `"*Response" = { … }`

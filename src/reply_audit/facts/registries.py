@@ -71,12 +71,12 @@ class RegistryReader:
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
-        self.min_codes = int(profile.registries_value("min_codes", 2))
-        self.code_keywords = frozenset(profile.registries_value("code_keywords", ["code"]))
-        self.layer_keywords = frozenset(profile.registries_value("layer_keywords", ["layer"]))
-        self.type_keywords = frozenset(profile.registries_value("type_keywords", ["reply_type"]))
+        self.min_codes = int(profile.registries_value("min_codes"))
+        self.code_keywords = frozenset(profile.registries_value("code_keywords"))
+        self.layer_keywords = frozenset(profile.registries_value("layer_keywords"))
+        self.type_keywords = frozenset(profile.registries_value("type_keywords"))
         self.table_names = profile.mapping_table_names
-        self.by_shape = bool(profile.section("mappings").get("detect_by_shape", True))
+        self.by_shape = bool(profile.setting("mappings", "detect_by_shape"))
         self.retired = profile.retired_values
 
     # -- single entries ---------------------------------------------------------

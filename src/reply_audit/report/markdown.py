@@ -18,6 +18,7 @@ from tabulate import tabulate
 from ..classify import CLASSES
 from ..compliance import execution_plan, requirements
 from ..rules.base import RuleContext
+from ..rules.ra303_terminal_not_returned import TerminalNotReturned
 from ..rules.ra304_broad_except_invalid import BroadExceptInvalid
 from ..rules.ra401_envelope_field_missing import envelope_diff
 from .json_report import build_document
@@ -83,13 +84,13 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
         # 1 -------------------------------------------------------------- wire shape
         add("## 1. Wire shape\n")
         if not doc["envelopes"]:
-            add("_No serializer (`" + "`, `".join(profile.section("envelope").get("serializers", [])) +
+            add("_No serializer (`" + "`, `".join(profile.setting("envelope", "serializers")) +
                 "`) of a Reply class was found._\n")
         for env in doc["envelopes"]:
             add(f"From `{env['class']}.{env['method']}()` at {_loc(env['path'], env['line'])}:\n")
             missing, misplaced, extra = envelope_diff(ctx, env)
             rows: list[list[Any]] = []
-            for field in profile.section("envelope").get("fields", []):
+            for field in profile.envelope_fields:
                 if field in missing:
                     rows.append([f"`{field}`", "required", "missing", "❌ missing"])
                 elif field in misplaced:
@@ -150,11 +151,9 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
         add(_findings_list(by_rule["RA304"]))
         add("### 3.2 Return discipline\n")
         terminal: dict[str, list[int]] = defaultdict(lambda: [0, 0])
-        factories = {f"{b['path']}::{b['qualname']}" for b in doc["builders"] if b["kind"] == "factory"}
-        for c in calls:
-            if profile.call_type(c) in profile.terminal_types and c["builder"] not in factories:
-                terminal[c["path"]][0] += 1
-                terminal[c["path"]][1] += c["returned"]
+        for c in TerminalNotReturned.judged(ctx):
+            terminal[c["path"]][0] += 1
+            terminal[c["path"]][1] += c["returned"]
         add(_table([[f"`{p}`", n, ok, n - ok] for p, (n, ok) in sorted(terminal.items())] +
                    ([["**Total**", sum(v[0] for v in terminal.values()), sum(v[1] for v in terminal.values()),
                       sum(v[0] - v[1] for v in terminal.values())]] if terminal else []),

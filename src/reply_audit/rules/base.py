@@ -102,6 +102,11 @@ class RuleContext:
     def instance_builders(self) -> list[dict[str, Any]]:
         return [b for b in self.inventory.builders if b["kind"] == "builder"]
 
+    def factory_builders(self) -> frozenset[str]:
+        """`path::qualname` of every Reply class whose classmethods build replies (`Reply.success(...)`): calls of
+        those build a value, not a builder's terminal state."""
+        return frozenset(f"{b['path']}::{b['qualname']}" for b in self.inventory.builders if b["kind"] == "factory")
+
 
 class Rule:
     """Base class: subclasses set the class attributes and implement `check`."""

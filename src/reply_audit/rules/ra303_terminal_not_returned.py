@@ -34,15 +34,19 @@ def f(rb: ReplyBuilder, path):
             ("server.py", 4, 9, "terminal rb.denied() is not returned"),
         ])]
 
+    @staticmethod
+    def judged(ctx) -> list:
+        """The calls the rule judges, and the audit and the scorecard count: terminal replies built by a builder
+        (a Reply classmethod builds a value; the builder's terminal state is not involved)."""
+        terminal, factories = ctx.profile.terminal_types, ctx.factory_builders()
+        return [c for c in ctx.non_test_calls()
+                if ctx.profile.call_type(c) in terminal and c["builder"] not in factories]
+
     def check(self, ctx):
-        terminal = ctx.profile.terminal_types
-        factories = {f"{b['path']}::{b['qualname']}" for b in ctx.inventory.builders if b["kind"] == "factory"}
-        for c in ctx.non_test_calls():
-            if c["builder"] in factories:
-                continue  # a Reply classmethod builds a value; the builder's terminal state is not involved
+        for c in self.judged(ctx):
             if c.get("binding_kind") == "function" and not c["bare"] and not c.get("unused"):
                 continue  # a reply function's value kept or passed on (`err = error_response(...)`) is not lost
-            if ctx.profile.call_type(c) in terminal and not c["returned"]:
+            if not c["returned"]:
                 callee = f"{c['receiver']}.{c['method']}" if c["receiver"] else c["method"]
                 yield self.finding(c["path"], c["line"], f"terminal {callee}() is not returned", col=c["col"],
                                    function=c["function"], key=f"{c['method']}:{c['code']}", subject=c)

@@ -38,7 +38,7 @@ class MessageBranching(Rule):
         handlers = {h["name"] for h in ctx.inventory.handlers}
         classes = Names(ctx.profile.builder_list("reply_classes"))
         replyish = handlers | set(ctx.profile.all_builder_methods)
-        names = set(ctx.profile.section("messages").get("reply_names", []))
+        names = set(ctx.profile.setting("messages", "reply_names"))
         for m in ctx.inventory.message_branches:
             owner = m["text"].split(".")[0]
             if not (m.get("owner_binding") in replyish or m.get("owner_binding") in classes or owner in names):

@@ -41,7 +41,7 @@ async def notes_list():
         ])]
 
     def check(self, ctx):
-        safety = str(ctx.profile.section("handlers").get("safety_decorator", "") or "")
+        safety = ctx.profile.safety_decorator
         if not safety:
             return
         for h in ctx.inventory.handlers:

@@ -18,7 +18,7 @@ class Reply:
 
 def envelope_diff(ctx, env):
     """(missing, misplaced: {spec field: found at}, extra) for one serialized Reply class."""
-    spec = list(ctx.profile.section("envelope").get("fields", []))
+    spec = ctx.profile.envelope_fields
     have = env["fields"]
     by_leaf = {}
     for f in have:
@@ -64,7 +64,7 @@ class EnvelopeFieldMissing(Rule):
     def check(self, ctx):
         for env in ctx.inventory.envelopes:
             missing, misplaced, _ = envelope_diff(ctx, env)
-            spec = ctx.profile.section("envelope").get("fields", [])
+            spec = ctx.profile.envelope_fields
             for field in missing:
                 children = [f for f in spec if f.startswith(field + ".") and f not in misplaced]
                 also = f" (nor {', '.join(f'`{c}`' for c in children)})" if children else ""
