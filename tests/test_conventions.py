@@ -67,7 +67,7 @@ def test_handlers_by_any_decorator_or_a_dispatch_table():
     result, ev = _scan("decorators_and_dispatch")
     assert [(h["name"], h["decorators"]) for h in result.inventory.handlers] == [
         ("a", ["server.tool"]), ("b", ["mcp.tool"]), ("c", ["tool_handler"]), ("d", []), ("e", [])]
-    assert [(r["name"], r["target"], r["via"], r["kind"], r["handler"]) for r in result.inventory.registrations] == [
+    assert [(r.name, r.target, r.via, r.kind, r.handler) for r in result.inventory.registrations] == [
         ("d", "d", "TOOLS", "table", "tools.py::d"), ("e", "e", "TOOLS", "table", "tools.py::e")]
     assert [(f.rule, f.line) for f in ev.findings] == [("RA501", 0), ("RA306", 6), ("RA306", 11), ("RA306", 16),
                                                        ("RA306", 20), ("RA306", 24)]
@@ -95,7 +95,7 @@ def _iar():
 
 def test_iar_registrations_resolve_through_imports_wrappers_and_self():
     result, _ = _iar()
-    regs = [(r["name"], r["target"], r["handler"]) for r in result.inventory.registrations]
+    regs = [(r.name, r.target, r.handler) for r in result.inventory.registrations]
     assert regs == [
         ("for_each", "self.for_each", "arche_lite/engine.py::WorkflowEngine.for_each"),
         ("search_web", "search_web", "arche_lite/tools/search.py::search_web"),   # unwrapped from trace(...)
@@ -280,7 +280,7 @@ def test_registrations_never_resolve_to_a_same_named_function_elsewhere(tmp_path
             registry.register_action("dumps", json.dumps)
             registry.register_action("lam", lambda x: {})
             """})
-    assert [(r["name"], r["handler"]) for r in result.inventory.registrations] == [
+    assert [(r.name, r.handler) for r in result.inventory.registrations] == [
         ("zeta", "reg.py::Zeta.run"), ("local", None), ("dumps", None), ("lam", None)]
 
 
@@ -305,7 +305,7 @@ def test_registrations_follow_import_aliases_and_local_instances_that_shadow_a_m
 
             registry.register_action("module", tools.run)
             """})
-    assert [(r["name"], r["handler"]) for r in result.inventory.registrations] == [
+    assert [(r.name, r.handler) for r in result.inventory.registrations] == [
         ("aliased", "impl.py::real"), ("shadowed", "kit.py::Tools.run"), ("module", "tools.py::run")]
 
 
@@ -432,7 +432,7 @@ def test_handlers_by_name_pattern_and_by_an_if_elif_or_match_dispatch_on_the_too
     result, ev = _scan("name_dispatch")
     assert [[h["name"], str(h["line"])] for h in result.inventory.handlers] == [
         row[:2] for row in _expected_table("name_dispatch", "Handlers")]
-    assert [[r["name"], r["target"], r["via"]] for r in result.inventory.registrations] == \
+    assert [[r.name, r.target, r.via] for r in result.inventory.registrations] == \
         _expected_table("name_dispatch", "Registrations")
     assert [[f.path, str(f.line), f.rule] for f in ev.findings] == _expected_table("name_dispatch", "Findings")
 
@@ -519,7 +519,7 @@ def test_registrations_follow_package_re_exports_and_module_aliases(tmp_path):
                          'register_action("fetch", fetch.fetch_url)\nregister_action("search2", t.search_tool)\n'
                          'register_action("gone", t.missing)\n'})
     result = scan(tmp_path, load_profile("iar", tmp_path))
-    assert [(r["name"], r["handler"]) for r in result.inventory.registrations] == [
+    assert [(r.name, r.handler) for r in result.inventory.registrations] == [
         ("search", "app/tools/search.py::search"), ("save", "app/tools/files.py::save_file"),
         ("fetch", "app/tools/fetch.py::fetch_url"), ("search2", "app/tools/search.py::search"), ("gone", None)]
     assert [(f.rule, f.line) for f in evaluate(result, select=["RA609"]).findings] == [("RA609", 13)]
@@ -597,5 +597,5 @@ def test_a_re_exported_name_bound_twice_is_the_last_binding_and_star_import_cycl
         "app/main.py": "from app.tools import run, nothing\n\n\n"
                        'register_action("run", run)\nregister_action("nothing", nothing)\n'})
     result = scan(tmp_path, load_profile("iar", tmp_path))
-    assert [(r["name"], r["handler"]) for r in result.inventory.registrations] == [
+    assert [(r.name, r.handler) for r in result.inventory.registrations] == [
         ("run", "app/tools/b.py::run"), ("nothing", None)]

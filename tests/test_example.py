@@ -164,7 +164,7 @@ def test_handlers_imports_and_messages(doc):
 
 def test_mapping_file_settles_the_gaps():
     result = scan(EXAMPLE, load_profile(None, EXAMPLE), [REPO / "mappings" / "legacy_mcp.retirements.toml"])
-    classes = {c["code"]: (c["class"], c["target"]) for c in result.inventory.legacy_codes}
+    classes = {c.code: (c.cls, c.target) for c in result.inventory.legacy_codes}
     assert classes["WA-READ-E-002"] == ("mapped", "WA-RES-E-001")
     assert classes["CT-GATE-E-003"] == ("retired", None)
 

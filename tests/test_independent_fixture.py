@@ -47,14 +47,14 @@ def test_registry_codes_match_the_hand_count(result):
     assert sorted((c["line"], c["code"]) for c in regs["_LEGACY_CODES"]["codes"]) == legacy
     assert sorted((c["line"], c["code"]) for c in regs["Codes"]["codes"]) == canonical
     assert (regs["_LEGACY_CODES"]["role"], regs["Codes"]["role"]) == ("legacy", "canonical")
-    assert [(d["code"], d["lines"]) for d in result.inventory.duplicates] == [("NOTES-OP-E-001", [22, 41])]
+    assert [(d.code, d.lines) for d in result.inventory.duplicates] == [("NOTES-OP-E-001", [22, 41])]
 
 
 def test_legacy_classes_match_the_hand_count(result):
     expected = {r[0]: r[2] for r in _rows("Classification of every legacy code", 4)}
     assert len(expected) == 19
-    assert {c["code"]: c["class"] for c in result.inventory.legacy_codes} == expected
-    assert [k["legacy"] for k in result.inventory.mapping_keys_not_legacy] == ["OLD-THING-S-001"]
+    assert {c.code: c.cls for c in result.inventory.legacy_codes} == expected
+    assert [k.legacy for k in result.inventory.mapping_keys_not_legacy] == ["OLD-THING-S-001"]
 
 
 def test_builder_calls_match_the_hand_count(result):

@@ -8,6 +8,7 @@ import pytest
 
 from reply_audit.errors import UserError
 from reply_audit.profile import load_profile
+from reply_audit.records import Duplicate, SharedCode
 from reply_audit.scan import scan
 from support import scan_tree, write_tree
 
@@ -105,15 +106,15 @@ def test_registry_roles_from_mapping_evidence(tree):
         ("pkg/replies/codes.py", "Codes", "class", "canonical", 3, 3),
         ("tests/test_codes.py", "FIXTURE", "dict", "test", 2, 2),
     ]
-    assert inv.duplicates == [{"registry": "pkg/core/legacy_registry.py::_CODES", "code": "WA-RES-E-009",
-                               "count": 2, "lines": [17, 18]}]
-    assert inv.shared_codes == [{"code": "MCP-SYS-E-001", "registries": [
-        "pkg/core/legacy_registry.py::_CODES", "pkg/replies/codes.py::Codes"]}]
+    assert inv.duplicates == [Duplicate(registry="pkg/core/legacy_registry.py::_CODES", code="WA-RES-E-009",
+                                        count=2, lines=[17, 18])]
+    assert inv.shared_codes == [SharedCode(code="MCP-SYS-E-001", registries=[
+        "pkg/core/legacy_registry.py::_CODES", "pkg/replies/codes.py::Codes"])]
 
 
 def test_every_legacy_class(tree):
     inv = scan(tree, load_profile("canonical")).inventory
-    got = {c["code"]: (c["class"], c["target"]) for c in inv.legacy_codes}
+    got = {c.code: (c.cls, c.target) for c in inv.legacy_codes}
     assert got == {
         "FILE-OP-S-001": ("mapped", "WA-WRITE-S-001"),     # resolved from Codes.WA_WRITE_S_001
         "FILE-OP-D-001": ("mapped_to_forbidden", "WA-WRITE-D-001"),
@@ -124,11 +125,11 @@ def test_every_legacy_class(tree):
         "MCP-SYS-E-001": ("identical", None),
         "WA-RES-E-009": ("unmapped", None),
     }
-    reasons = {c["code"]: c["reason"] for c in inv.legacy_codes if c["class"] == "retired"}
+    reasons = {c.code: c.reason for c in inv.legacy_codes if c.cls == "retired"}
     assert reasons == {"GIT-HOOK-S-001": "retired explicitly",
                        "LEARN-DIFF-S-001": "layer LEARN is outside the closed set",
                        "MCP-SYS-D-902": "type D is forbidden for layer MCP"}
-    assert [(k["legacy"], k["line"]) for k in inv.mapping_keys_not_legacy] == [("OLD-THING-S-001", 12)]
+    assert [(k.legacy, k.line) for k in inv.mapping_keys_not_legacy] == [("OLD-THING-S-001", 12)]
 
 
 def test_builder_resolution_through_imports_and_factories(tree):
@@ -149,7 +150,7 @@ def test_builder_resolution_through_imports_and_factories(tree):
 
 def test_runtime_imports_of_registry_modules(tree):
     inv = scan(tree, load_profile("canonical")).inventory
-    got = [(i["path"], i["line"], i["registry_path"], i["roles"], i["runtime"]) for i in inv.registry_imports]
+    got = [(i.path, i.line, i.registry_path, i.roles, i.runtime) for i in inv.registry_imports]
     assert got == [
         ("pkg/safety.py", 2, "pkg/replies/codes.py", ["canonical"], True),
         ("pkg/safety.py", 3, "pkg/core/legacy_registry.py", ["legacy"], True),
@@ -163,7 +164,7 @@ def test_mapping_file_overrides_code_table(tree, tmp_path):
     csv = tmp_path / "more.csv"
     csv.write_text("legacy,canonical,note\nLEARN-DIFF-S-001,WA-RES-I-001,x\n")
     inv = scan(tree, load_profile("canonical"), [mapping, csv]).inventory
-    got = {c["code"]: (c["class"], c["target"]) for c in inv.legacy_codes}
+    got = {c.code: (c.cls, c.target) for c in inv.legacy_codes}
     assert got["WA-RES-E-009"] == ("mapped", "MCP-SYS-E-001")
     assert got["FILE-OP-E-001"] == ("retired", None)
     assert got["LEARN-DIFF-S-001"] == ("mapped", "WA-RES-I-001")
@@ -190,7 +191,7 @@ def test_explicit_roles_from_profile(tmp_path):
     }
     inv = scan_tree(tmp_path, files).inventory
     assert [(r["name"], r["role"]) for r in inv.registries] == [("A", "legacy"), ("B", "canonical")]
-    assert [c["class"] for c in inv.legacy_codes] == ["unmapped", "unmapped"]
+    assert [c.cls for c in inv.legacy_codes] == ["unmapped", "unmapped"]
 
 
 def test_receiver_names_survive_unhelpful_annotations(tmp_path):
@@ -220,7 +221,7 @@ def test_a_registry_a_package_init_imports_is_loaded_by_every_import_of_that_pac
         "server.py": "from core.trace import helper\nfrom tools.plain import X\n",
     })
     inv = scan(tmp_path, load_profile("canonical")).inventory
-    assert [(i["path"], i["line"], i["registry_path"], i["via"], i["runtime"]) for i in inv.registry_imports] == [
+    assert [(i.path, i.line, i.registry_path, i.via, i.runtime) for i in inv.registry_imports] == [
         ("core/__init__.py", 1, "core/legacy_registry.py", None, True),
         ("server.py", 1, "core/legacy_registry.py", "core/__init__.py", True),
     ]

@@ -14,9 +14,8 @@ Every legacy code gets exactly one class, decided in this order:
 
 from __future__ import annotations
 
-from typing import Any
-
 from .profile import Profile
+from .records import LegacyCode
 
 CLASSES = ("mapped", "identical", "retired", "unmapped", "mapped_to_unknown", "mapped_to_forbidden")
 
@@ -49,7 +48,7 @@ def classify_legacy(
     canonical: set[str],
     mapping: dict[str, tuple[str | None, str]],
     registries_of: dict[str, list[str]],
-) -> list[dict[str, Any]]:
+) -> list[LegacyCode]:
     out = []
     for code in sorted(legacy):
         target = None
@@ -65,8 +64,6 @@ def classify_legacy(
             cls = "retired"
         else:
             cls = "unmapped"
-        out.append({
-            "code": code, "class": cls, "target": target, "mapping": via, "reason": reason,
-            "registries": sorted(r for r in registries_of.get(code, [])),
-        })
+        out.append(LegacyCode(code=code, cls=cls, target=target, mapping=via, reason=reason,
+                              registries=sorted(registries_of.get(code, []))))
     return out

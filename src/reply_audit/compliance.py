@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .rules.base import Evaluation, RuleContext
 from .rules.ra303_terminal_not_returned import TerminalNotReturned
 
 
@@ -125,7 +126,7 @@ def _flagged(findings, rules: tuple[str, ...]) -> int:
     return len({(f.path, f.line, f.rule if f.line <= 0 else "") for f in findings if f.rule in rules})
 
 
-def requirements(ctx, evaluation) -> list[Requirement]:
+def requirements(ctx: RuleContext, evaluation: Evaluation) -> list[Requirement]:
     """The scorecard rows of the rules that ran, in the order of REQUIREMENTS."""
     ran: dict[str, list[str]] = {}
     for rule in evaluation.rules:
@@ -144,7 +145,7 @@ def requirements(ctx, evaluation) -> list[Requirement]:
     return out
 
 
-def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
+def _tallies(ctx: RuleContext, evaluation: Evaluation) -> dict[str, Callable[[], Tally]]:
     """How each requirement of the reply system counts its items."""
     inv, profile = ctx.inventory, ctx.profile
     calls = ctx.non_test_calls()
@@ -170,7 +171,7 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
     code_findings = {(f.path, f.line) for f in evaluation.findings if f.rule in ("RA301", "RA311", "RA108")}
     unresolved = [c for c in calls if c.get("has_code", True) and not c["code"]
                   and (c["path"], c["line"]) not in code_findings]
-    literals = [c for c in inv.code_literals if not ctx.is_test(c["path"])]
+    literals = [c for c in inv.code_literals if not ctx.is_test(c.path)]
     safety = profile.safety_decorator
     envelope_fields = len(profile.envelope_fields)
     rules_ran = {r.id for r in evaluation.rules}
@@ -198,7 +199,7 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
         "one-registry": lambda: Tally(1 if inv.registries else 0, na="" if inv.registries else "no code registry "
                                       "found", failing=1 if flagged.get("RA107") else 0),
         "legacy-mapped": lambda: Tally(len(inv.legacy_codes), failing=sum(
-            1 for c in inv.legacy_codes if c["class"] not in ("mapped", "identical", "retired"))),
+            1 for c in inv.legacy_codes if c.cls not in ("mapped", "identical", "retired"))),
         "handlers-return-replies": lambda: Tally(len(returns), unknown=len(opaque),
                                                  na="" if handlers else "no handler found"),
         "handlers-wrapped": lambda: Tally(len(handlers), na="the check is off ([handlers] safety-decorator = \"\")"
@@ -210,12 +211,12 @@ def _tallies(ctx, evaluation) -> dict[str, Callable[[], Tally]]:
     }
 
 
-def _level_name(ctx) -> str:
+def _level_name(ctx: RuleContext) -> str:
     target = str(ctx.profile.setting("compliance", "target"))
     return REQUIREMENTS["compliance-level"][0].format(target=target)
 
 
-def _result_tallies(ctx) -> dict[str, Callable[[], Tally]]:
+def _result_tallies(ctx: RuleContext) -> dict[str, Callable[[], Tally]]:
     """How the rows of profiles with a [result] table (IAR) count: envelope, reflection, errors, levels. A return
     whose value the scan cannot see counts as unknown, never as carrying the envelope."""
     from .results import UNKNOWN, analyse
@@ -232,7 +233,7 @@ def _result_tallies(ctx) -> dict[str, Callable[[], Tally]]:
     order = list(ctx.profile.setting("compliance", "order"))
     target = str(ctx.profile.setting("compliance", "target"))
     wanted = order[order.index(target):] if target in order else []
-    registrations = [r for r in ctx.inventory.registrations if not ctx.is_test(r["path"])]
+    registrations = [r for r in ctx.inventory.registrations if not ctx.is_test(r.path)]
     incomplete = len({id(r) for r in judged for p in r.problems if p.kind in ("nested-missing", "value", "range")})
     return {
         "result-envelope": lambda: Tally(len(returns), unknown=unseen),

@@ -12,6 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -62,7 +63,7 @@ class Progress:
         self.bar = None
         self.live = sys.stderr.isatty() and not os.environ.get("CI")
         self.started = time.monotonic()
-        self.tasks: dict[str, int] = {}
+        self.tasks: dict[str, Any] = {}   # stage -> rich's task id
         return self.update
 
     def update(self, stage: str, done: int, total: int) -> None:

@@ -10,24 +10,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import EXIT_FINDINGS, EXIT_OK, UserError
 from .rules import all_rules
-from .rules.base import SEVERITIES, Finding, Rule, RuleContext
+from .rules.base import SEVERITIES, Evaluation, Finding, Rule, RuleContext
 from .scan import ScanResult
 
 BASELINE_SCHEMA = "reply-audit-baseline/1"
 FAIL_LEVELS = (*SEVERITIES, "none")
-
-
-@dataclass
-class Evaluation:
-    findings: list[Finding] = field(default_factory=list)
-    suppressed: list[Finding] = field(default_factory=list)
-    baselined: int = 0
-    rules: list[Rule] = field(default_factory=list)
 
 
 def _matches(rule_id: str, patterns: list[str]) -> bool:

@@ -17,6 +17,21 @@ from typing import Any
 
 from .facts.model import BuilderFact, FileFacts, MappingFact, RegistryFact
 from .profile import Profile
+from .records import (
+    CodeLiteral,
+    Duplicate,
+    Envelope,
+    Fallback,
+    KeyNotLegacy,
+    LegacyCode,
+    Marker,
+    MessageBranch,
+    Registration,
+    RegistryImport,
+    SharedCode,
+    SkippedLines,
+    Unparseable,
+)
 
 
 # ---------------------------------------------------------------------------
@@ -78,23 +93,23 @@ class Inventory:
     """Everything `scan` knows about a tree, in JSON-ready form (see docs/json-schema.md)."""
 
     files_scanned: int = 0
-    unparseable: list[dict[str, Any]] = field(default_factory=list)
-    fallback: list[dict[str, Any]] = field(default_factory=list)
+    unparseable: list[Unparseable] = field(default_factory=list)
+    fallback: list[Fallback] = field(default_factory=list)
     registries: list[dict[str, Any]] = field(default_factory=list)
-    duplicates: list[dict[str, Any]] = field(default_factory=list)
-    shared_codes: list[dict[str, Any]] = field(default_factory=list)
+    duplicates: list[Duplicate] = field(default_factory=list)
+    shared_codes: list[SharedCode] = field(default_factory=list)
     mappings: list[dict[str, Any]] = field(default_factory=list)
-    legacy_codes: list[dict[str, Any]] = field(default_factory=list)
-    mapping_keys_not_legacy: list[dict[str, Any]] = field(default_factory=list)
+    legacy_codes: list[LegacyCode] = field(default_factory=list)
+    mapping_keys_not_legacy: list[KeyNotLegacy] = field(default_factory=list)
     builders: list[dict[str, Any]] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     handlers: list[dict[str, Any]] = field(default_factory=list)
-    registrations: list[dict[str, Any]] = field(default_factory=list)  # register calls / dispatch tables
-    code_literals: list[dict[str, Any]] = field(default_factory=list)
-    registry_imports: list[dict[str, Any]] = field(default_factory=list)
-    message_branches: list[dict[str, Any]] = field(default_factory=list)
-    envelopes: list[dict[str, Any]] = field(default_factory=list)
-    markers: list[dict[str, Any]] = field(default_factory=list)  # `# reply-audit: default-code` left by migrate
+    registrations: list[Registration] = field(default_factory=list)  # register calls / dispatch tables
+    code_literals: list[CodeLiteral] = field(default_factory=list)
+    registry_imports: list[RegistryImport] = field(default_factory=list)
+    message_branches: list[MessageBranch] = field(default_factory=list)
+    envelopes: list[Envelope] = field(default_factory=list)
+    markers: list[Marker] = field(default_factory=list)  # `# reply-audit: default-code` left by migrate
     # not serialized: joined objects for rules and reports
     canonical_codes: set[str] = field(default_factory=set)
     test_files: set[str] = field(default_factory=set)
@@ -254,10 +269,8 @@ class IndexBuilder:
             ident = f"{path}::{reg.name}"
             for code, n in sorted(seen.items()):
                 if n > 1:
-                    inv.duplicates.append({
-                        "registry": ident, "code": code, "count": n,
-                        "lines": sorted(c.line for c in reg.codes if c.code == code),
-                    })
+                    inv.duplicates.append(Duplicate(registry=ident, code=code, count=n,
+                                                    lines=sorted(c.line for c in reg.codes if c.code == code)))
             inv.registries.append({
                 "path": path, "line": reg.line, "name": reg.name, "style": reg.style, "role": role,
                 "definitions": len(reg.codes), "distinct": len(seen), "codes": codes_out,
@@ -272,7 +285,7 @@ class IndexBuilder:
                     inv.legacy_code_set.update(seen)
         for code, idents in sorted(code_regs.items()):
             if len(idents) > 1:
-                inv.shared_codes.append({"code": code, "registries": sorted(idents)})
+                inv.shared_codes.append(SharedCode(code=code, registries=sorted(idents)))
 
         # mappings: user files override tables found in code
         for path, m in code_mappings + [(m.name, m) for m in self.mapping_files]:
@@ -297,33 +310,32 @@ class IndexBuilder:
         for mapping in inv.mappings:
             for e in mapping["entries"]:
                 if not e["legacy_known"]:
-                    inv.mapping_keys_not_legacy.append({
-                        "legacy": e["legacy"], "path": mapping["path"], "line": e["line"], "mapping": mapping["name"],
-                    })
+                    inv.mapping_keys_not_legacy.append(KeyNotLegacy(legacy=e["legacy"], path=mapping["path"],
+                                                                    line=e["line"], mapping=mapping["name"]))
 
         self._builders_and_calls(inv)
         self._envelopes(inv)
         self._imports(inv, regs, roles)
         for f in self.files:
             if f.problem is not None:
-                inv.unparseable.append({"path": f.path, "line": f.problem.line, "col": f.problem.col,
-                                        "message": f.problem.message})
+                inv.unparseable.append(Unparseable(path=f.path, line=f.problem.line, col=f.problem.col,
+                                                   message=f.problem.message))
             if f.parser == "libcst-fallback":
-                inv.fallback.append({"path": f.path, "skipped": [
-                    {"line": s.line, "col": s.col, "message": s.message} for s in f.skipped]})
+                inv.fallback.append(Fallback(path=f.path, skipped=[
+                    SkippedLines(line=s.line, col=s.col, message=s.message) for s in f.skipped]))
             for lit in f.code_literals:
                 if not lit.at_position and self.profile.code_scope == "positions":
                     continue
-                inv.code_literals.append({"path": f.path, "line": lit.line, "col": lit.col, "code": lit.code,
-                                          "function": lit.function, "end_line": lit.end_line,
-                                          "end_col": lit.end_col, "plain": lit.plain})
+                inv.code_literals.append(CodeLiteral(path=f.path, line=lit.line, col=lit.col, code=lit.code,
+                                                     function=lit.function, end_line=lit.end_line,
+                                                     end_col=lit.end_col, plain=lit.plain))
             for line, names in f.markers.items():
                 for name in names:
-                    inv.markers.append({"path": f.path, "line": int(line), "marker": name})
+                    inv.markers.append(Marker(path=f.path, line=int(line), marker=name))
             for use in f.message_uses:
-                inv.message_branches.append({"path": f.path, "line": use.line, "col": use.col, "kind": use.kind,
-                                             "text": use.text, "function": use.function,
-                                             "owner_binding": use.owner_binding})
+                inv.message_branches.append(MessageBranch(path=f.path, line=use.line, col=use.col, kind=use.kind,
+                                                          text=use.text, function=use.function,
+                                                          owner_binding=use.owner_binding))
         return inv
 
     def resolve_ref(self, ref: str) -> str | None:
@@ -350,10 +362,9 @@ class IndexBuilder:
         for f in self.files:
             for reg in f.registrations:
                 hit = self._resolve_target(f, reg, by_file, by_name)
-                record = {"path": f.path, "line": reg.line, "name": reg.name, "target": reg.target,
-                          "via": reg.via, "kind": reg.kind,
-                          "handler": f"{hit[0]}::{hit[1]}" if hit else None}
-                inv.registrations.append(record)
+                inv.registrations.append(Registration(path=f.path, line=reg.line, name=reg.name, target=reg.target,
+                                                      via=reg.via, kind=reg.kind,
+                                                      handler=f"{hit[0]}::{hit[1]}" if hit else None))
                 if hit:
                     out[hit].append({"path": f.path, "line": reg.line, "name": reg.name, "via": reg.via})
         return out
@@ -557,8 +568,8 @@ class IndexBuilder:
         for name in sorted(n for n in by_class if n in reply_classes):
             if name in by_class:
                 path, env = by_class[name]
-                inv.envelopes.append({"path": path, "line": env.line, "class": name, "method": env.method,
-                                      "fields": flatten(name, "", 0)})
+                inv.envelopes.append(Envelope(path=path, line=env.line, cls=name, method=env.method,
+                                              fields=flatten(name, "", 0)))
 
     def _imports(self, inv: Inventory, regs: list[tuple[str, RegistryFact, bool]], roles: list[str]) -> None:
         role_of_file: dict[str, set[str]] = defaultdict(set)
@@ -588,13 +599,11 @@ class IndexBuilder:
                                 # (a module of that package runs its __init__ first anyway)
                                 loaded.setdefault(registry, init)
                 for target, via in loaded.items():
-                    inv.registry_imports.append({
-                        "path": f.path, "line": imp.line, "module": "." * imp.level + imp.module,
-                        "names": imp.names, "registry_path": target, "roles": sorted(role_of_file[target]),
-                        "scope": "function" if imp.in_function else "module", "via": via,
-                        "type_checking": imp.type_checking, "in_tests": f.is_test,
-                        "runtime": not f.is_test and not imp.type_checking,
-                    })
+                    inv.registry_imports.append(RegistryImport(
+                        path=f.path, line=imp.line, module="." * imp.level + imp.module, names=list(imp.names),
+                        registry_path=target, roles=sorted(role_of_file[target]),
+                        scope="function" if imp.in_function else "module", via=via, type_checking=imp.type_checking,
+                        in_tests=f.is_test, runtime=not f.is_test and not imp.type_checking))
 
     def _package_inits(self, path: str) -> list[str]:
         """The `__init__.py` files in the tree that importing PATH runs: its own folder's and every enclosing

@@ -20,6 +20,7 @@ from .file_facts import facts_for_source
 from .index import Inventory, build_inventory
 from .mappings import load_mapping_file
 from .profile import Profile
+from .records import Unparseable
 
 
 @dataclass
@@ -139,8 +140,8 @@ def _inventory(profile: Profile, files: list[FileFacts], mapping_facts: list[Map
                problems: list[tuple[str, str]], modules=None) -> Inventory:
     inventory = build_inventory(profile, files, mapping_facts, modules)
     for rel, reason in problems:
-        inventory.unparseable.append({"path": rel, "line": 1, "col": 0, "message": reason})
-    inventory.unparseable.sort(key=lambda u: (u["path"], u["line"]))
+        inventory.unparseable.append(Unparseable(path=rel, line=1, col=0, message=reason))
+    inventory.unparseable.sort(key=lambda u: (u.path, u.line))
     return inventory
 
 

@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from ..facts.model import BuilderFact, FileFacts, HandlerFact, WrapperFact
+from ..records import CodeLiteral, LegacyCode
 from ..scan import ScanResult
 from .decisions import DecisionsFile
 from .ftypes import Skip
@@ -34,15 +35,15 @@ class PlanContext:
 
     # -- codes ------------------------------------------------------------------
     @cached_property
-    def legacy(self) -> dict[str, dict[str, Any]]:
+    def legacy(self) -> dict[str, LegacyCode]:
         """Legacy code -> its classification record (class, target, reason)."""
-        return {c["code"]: c for c in self.inventory.legacy_codes}
+        return {c.code: c for c in self.inventory.legacy_codes}
 
     @staticmethod
-    def not_editable(lit: dict[str, Any]) -> Skip | None:
+    def not_editable(lit: CodeLiteral) -> Skip | None:
         """Why a code literal cannot be rewritten as one string, or None."""
-        if not lit.get("plain", True):
-            return Skip(f"{lit['code']} is part of an f-string or of implicitly concatenated strings: edit it by hand")
+        if not lit.plain:
+            return Skip(f"{lit.code} is part of an f-string or of implicitly concatenated strings: edit it by hand")
         return None
 
     def registered(self, code: str) -> bool:
@@ -50,18 +51,18 @@ class PlanContext:
         return not self.canonical or code in self.canonical
 
     @cached_property
-    def _literals_by_line(self) -> dict[tuple[str, int], list[dict[str, Any]]]:
-        out: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    def _literals_by_line(self) -> dict[tuple[str, int], list[CodeLiteral]]:
+        out: dict[tuple[str, int], list[CodeLiteral]] = defaultdict(list)
         for lit in self.inventory.code_literals:
-            out[(lit["path"], lit["line"])].append(lit)
+            out[(lit.path, lit.line)].append(lit)
         return out
 
-    def literal_in_call(self, call: dict[str, Any], code: str) -> dict[str, Any] | None:
+    def literal_in_call(self, call: dict[str, Any], code: str) -> CodeLiteral | None:
         """The literal CODE among the arguments of CALL (the first one, in source order)."""
         for line in range(call["line"], call["end_line"] + 1):
             for lit in self._literals_by_line.get((call["path"], line), []):
-                if lit["code"] == code and (lit["line"], lit["col"]) > (call["line"], call["col"]) \
-                        and (lit["end_line"], lit["end_col"]) <= (call["end_line"], call["end_col"]):
+                if lit.code == code and (lit.line, lit.col) > (call["line"], call["col"]) \
+                        and (lit.end_line, lit.end_col) <= (call["end_line"], call["end_col"]):
                     return lit
         return None
 
@@ -72,11 +73,11 @@ class PlanContext:
             out[call["path"]].append(call)
         return out
 
-    def call_with_literal(self, lit: dict[str, Any]) -> dict[str, Any] | None:
+    def call_with_literal(self, lit: CodeLiteral) -> dict[str, Any] | None:
         """The innermost builder call whose code argument is the literal LIT."""
-        inside = [c for c in self._calls_by_path.get(lit["path"], [])
-                  if c["code"] == lit["code"] and (c["line"], c["col"]) < (lit["line"], lit["col"])
-                  and (lit["end_line"], lit["end_col"]) <= (c["end_line"], c["end_col"])]
+        inside = [c for c in self._calls_by_path.get(lit.path, [])
+                  if c["code"] == lit.code and (c["line"], c["col"]) < (lit.line, lit.col)
+                  and (lit.end_line, lit.end_col) <= (c["end_line"], c["end_col"])]
         return max(inside, key=lambda c: (c["line"], c["col"]), default=None)
 
     @cached_property
@@ -209,7 +210,7 @@ class PlanContext:
         and places of the compliant builder calls that already use them."""
         from .code_choice import CodeIndex
 
-        marked = {(m["path"], m["line"]) for m in self.inventory.markers}   # a default a human has yet to review
+        marked = {(m.path, m.line) for m in self.inventory.markers}   # a default a human has yet to review
         uses = [(c["code"], c["path"], (c["function"] or "").rsplit(".", 1)[-1], c.get("message") or "")
                 for c in self.inventory.calls
                 if c["code"] and c["code"] in self.canonical and not c.get("in_builder")

@@ -8,6 +8,7 @@ refuses, and the rewriter drops it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 
@@ -87,6 +88,11 @@ class RewriteCall(Edit):
         return args
 
 
-def span_of(record: dict, prefix: str = "") -> Span:
-    """The span of an inventory record with line/col/end_line/end_col keys."""
-    return (record[f"{prefix}line"], record[f"{prefix}col"], record[f"{prefix}end_line"], record[f"{prefix}end_col"])
+def span_of(record: Any, prefix: str = "") -> Span:
+    """The span of an inventory record with line/col/end_line/end_col fields (a typed record, or one of the kinds
+    still held as dicts)."""
+    fields = (f"{prefix}line", f"{prefix}col", f"{prefix}end_line", f"{prefix}end_col")
+    if isinstance(record, dict):
+        return (record[fields[0]], record[fields[1]], record[fields[2]], record[fields[3]])
+    return (getattr(record, fields[0]), getattr(record, fields[1]), getattr(record, fields[2]),
+            getattr(record, fields[3]))

@@ -77,13 +77,13 @@ def notes_hide(rb: ReplyBuilder, path):
                 return None
         else:
             lit = subject
-        target = self.target(lit["code"], ctx)
+        target = self.target(lit.code, ctx)
         if not isinstance(target, str):
             return target
         if (why := ctx.not_editable(lit)) is not None:
             return why
-        return ReplaceCode(codemod=self.name, path=lit["path"], spans=[span_of(lit)],
-                           description=f"{lit['code']} -> {target}", old=lit["code"], new=target)
+        return ReplaceCode(codemod=self.name, path=lit.path, spans=[span_of(lit)],
+                           description=f"{lit.code} -> {target}", old=lit.code, new=target)
 
     @staticmethod
     def target(code: str, ctx) -> str | Skip | None:

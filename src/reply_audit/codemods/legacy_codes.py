@@ -57,19 +57,19 @@ def notes_read(rb: ReplyBuilder, path):
 
     def plan(self, finding, ctx):
         lit = finding.subject
-        entry = ctx.legacy.get(lit["code"])
+        entry = ctx.legacy.get(lit.code)
         if entry is None:
             return None
-        cls, target = entry["class"], entry["target"]
+        cls, target = entry.cls, entry.target
         if cls == "retired":
-            return Skip(f"{lit['code']} is retired ({entry['reason'] or 'by the layer rules'}): choose a canonical "
+            return Skip(f"{lit.code} is retired ({entry.reason or 'by the layer rules'}): choose a canonical "
                         "code by hand")
         if cls == "unmapped":
-            return Skip(f"{lit['code']} has no mapping: add it to LEGACY_TO_CANONICAL or a mapping file")
+            return Skip(f"{lit.code} has no mapping: add it to LEGACY_TO_CANONICAL or a mapping file")
         if cls == "mapped_to_unknown":
-            return Skip(f"{lit['code']} maps to {target}, which no canonical registry defines")
+            return Skip(f"{lit.code} maps to {target}, which no canonical registry defines")
         if cls == "mapped_to_forbidden":
-            return Skip(f"{lit['code']} maps to {target}, which breaks the layer rules")
+            return Skip(f"{lit.code} maps to {target}, which breaks the layer rules")
         if cls != "mapped" or not target:
             return None
         if (why := ctx.not_editable(lit)) is not None:
@@ -79,7 +79,7 @@ def notes_read(rb: ReplyBuilder, path):
             wanted = ctx.profile.call_type(call)
             parts = ctx.profile.parse_code(target)
             if wanted and parts and parts.type != wanted:
-                return Skip(f"{lit['code']} maps to {target} ({parts.type}), but {call['receiver']}."
+                return Skip(f"{lit.code} maps to {target} ({parts.type}), but {call['receiver']}."
                             f"{call['method']}() builds {wanted}")
-        return ReplaceCode(codemod=self.name, path=lit["path"], spans=[span_of(lit)],
-                           description=f"{lit['code']} -> {target}", old=lit["code"], new=target)
+        return ReplaceCode(codemod=self.name, path=lit.path, spans=[span_of(lit)],
+                           description=f"{lit.code} -> {target}", old=lit.code, new=target)

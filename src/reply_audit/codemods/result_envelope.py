@@ -106,8 +106,8 @@ class WrapResult(Edit):
         for element in value.elements:
             if _key(element) not in envelope:
                 others.append(element)
-            elif isinstance(element.comma, cst.Comma) and _comment(element.comma.whitespace_after):
-                moved.append(_comment(element.comma.whitespace_after))
+            elif isinstance(element.comma, cst.Comma) and (comment := _comment(element.comma.whitespace_after)):
+                moved.append(comment)
         if not others and value.elements and _key(value.elements[-1]) in envelope:
             own = _comment(value.rbrace.whitespace_before)
             if own:

@@ -111,20 +111,20 @@ def notes_list() -> dict:
             if isinstance(legacy, Skip):
                 return legacy
             definitions, more = legacy
-            found = safety_decoration(handler, ctx)
-            if isinstance(found, Skip):
-                return found
-            decorator, imports = found
+            decoration = safety_decoration(handler, ctx)
+            if isinstance(decoration, Skip):
+                return decoration
+            decorator, imports = decoration
             edit = self._edit(handler, decorator, imports + more, ctx)
             edit.below, edit.definitions = LEGACY_WRAP, definitions
             edit.description += f" with @{LEGACY_WRAP}"
             return edit
         if raw and ctx.wrapper.requires:
             return Skip(typed_wrapper_words(ctx, handler))
-        found = safety_decoration(handler, ctx)
-        if isinstance(found, Skip):
-            return found
-        decorator, imports = found
+        decoration = safety_decoration(handler, ctx)
+        if isinstance(decoration, Skip):
+            return decoration
+        decorator, imports = decoration
         return self._edit(handler, decorator, imports, ctx)
 
     def _edit(self, handler, decorator: str, imports: list[str], ctx) -> AddDecorator:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from .. import __version__
@@ -18,7 +19,16 @@ from .summary import coverage, summarize
 SCHEMA = "reply-audit/1"
 
 
-def _sorted(items: list[dict[str, Any]], *keys: str) -> list[dict[str, Any]]:
+def _plain(item: Any) -> Any:
+    """An inventory record as its JSON object (its own `to_json`, else every field by name); a dict as it is."""
+    if hasattr(item, "to_json"):
+        return item.to_json()
+    return asdict(item) if is_dataclass(item) and not isinstance(item, type) else item
+
+
+def _sorted(items: list[Any], *keys: str) -> list[dict[str, Any]]:
+    """ITEMS (dicts, or inventory records serialized whole) in the order of KEYS."""
+    items = [_plain(i) for i in items]
     return sorted(items, key=lambda d: tuple((d.get(k) is None, d.get(k) or 0) if k in ("line", "col")
                                              else (d.get(k) is None, str(d.get(k) or "")) for k in keys))
 

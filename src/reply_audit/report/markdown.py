@@ -86,8 +86,8 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
         if not doc["envelopes"]:
             add("_No serializer (`" + "`, `".join(profile.setting("envelope", "serializers")) +
                 "`) of a Reply class was found._\n")
-        for env in doc["envelopes"]:
-            add(f"From `{env['class']}.{env['method']}()` at {_loc(env['path'], env['line'])}:\n")
+        for env in sorted(result.inventory.envelopes, key=lambda e: (e.path, e.line, e.cls)):
+            add(f"From `{env.cls}.{env.method}()` at {_loc(env.path, env.line)}:\n")
             missing, misplaced, extra = envelope_diff(ctx, env)
             rows: list[list[Any]] = []
             for field in profile.envelope_fields:

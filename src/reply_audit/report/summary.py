@@ -14,7 +14,7 @@ def summarize(inv: Inventory) -> dict[str, Any]:
     defs_by_role: Counter[str] = Counter()
     for r in inv.registries:
         defs_by_role[r["role"]] += r["definitions"]
-    classes = Counter(c["class"] for c in inv.legacy_codes)
+    classes = Counter(c.cls for c in inv.legacy_codes)
     methods = Counter(c["method"] for c in inv.calls if not c["in_builder"])
     returns: Counter[str] = Counter()
     for h in inv.handlers:
@@ -51,7 +51,7 @@ def summarize(inv: Inventory) -> dict[str, Any]:
         "code_literals": len(inv.code_literals),
         "registry_imports": {
             "total": len(inv.registry_imports),
-            "runtime": sum(1 for i in inv.registry_imports if i["runtime"]),
+            "runtime": sum(1 for i in inv.registry_imports if i.runtime),
         },
         "message_branches": len(inv.message_branches),
     }

@@ -26,8 +26,7 @@ class Unread:
 
 def unread_files(inventory) -> list[Unread]:
     """Every unparseable file and every unit a partly read file lost, by path and line."""
-    out = [Unread(u["path"], max(int(u["line"]), 1), int(u.get("col", 0)), "unparseable", u["message"])
-           for u in inventory.unparseable]
-    out += [Unread(f["path"], max(int(s["line"]), 1), int(s.get("col", 0)), "partly-read", s["message"])
-            for f in inventory.fallback for s in f["skipped"]]
+    out = [Unread(u.path, max(u.line, 1), u.col, "unparseable", u.message) for u in inventory.unparseable]
+    out += [Unread(f.path, max(s.line, 1), s.col, "partly-read", s.message)
+            for f in inventory.fallback for s in f.skipped]
     return sorted(out, key=lambda u: (u.path, u.line, u.kind))

@@ -1,7 +1,9 @@
 """A base for rules that report one kind of problem found in handler results (`results.Problem`)."""
 
+from collections.abc import Iterator
+
 from ..results import analyse
-from .base import Rule
+from .base import Finding, Rule, RuleContext
 
 
 class ResultProblemRule(Rule):
@@ -11,7 +13,7 @@ class ResultProblemRule(Rule):
     profile = "iar"
     category = "envelope"
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for result in analyse(ctx):
             h = result.handler
             for r in result.returns:

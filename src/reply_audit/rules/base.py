@@ -108,6 +108,17 @@ class RuleContext:
         return frozenset(f"{b['path']}::{b['qualname']}" for b in self.inventory.builders if b["kind"] == "factory")
 
 
+@dataclass
+class Evaluation:
+    """What `engine.evaluate` makes of a scan: the findings that count, those suppressed by a comment, how many a
+    baseline hid, and the rules that ran."""
+
+    findings: list[Finding] = field(default_factory=list)
+    suppressed: list[Finding] = field(default_factory=list)
+    baselined: int = 0
+    rules: list[Rule] = field(default_factory=list)
+
+
 class Rule:
     """Base class: subclasses set the class attributes and implement `check`."""
 

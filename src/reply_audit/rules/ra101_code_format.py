@@ -1,6 +1,8 @@
 """RA101: a canonical registry code that is not LAYER-AREA-TYPE-NNN."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class CodeFormat(Rule):
@@ -28,7 +30,7 @@ class Codes:
             ("mod.py", 4, 1, "MCP-SYS-E-000 is not LAYER-AREA-TYPE-NNN with NNN in range"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for reg in ctx.canonical_registries():
             if reg["name"] in ctx.profile.member_registries and reg["codes"] and not any(
                     ctx.profile.parse_code(c["code"]) for c in reg["codes"]):

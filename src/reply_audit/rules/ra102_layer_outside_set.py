@@ -1,6 +1,8 @@
 """RA102: a canonical registry code whose LAYER is outside the closed set."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class LayerOutsideSet(Rule):
@@ -27,7 +29,7 @@ class Codes:
             ("codes.py", 3, 1, "DB-CONN-S-001: layer DB is not one of WA, EN, CT, MCP"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for reg in ctx.canonical_registries():
             for c in reg["codes"]:
                 if c["layer"] and c["layer"] not in ctx.profile.layers:

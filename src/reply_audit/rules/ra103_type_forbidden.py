@@ -1,6 +1,8 @@
 """RA103: a canonical registry code whose TYPE is forbidden for its LAYER."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class TypeForbiddenForLayer(Rule):
@@ -29,11 +31,11 @@ class Codes:
             ("codes.py", 4, 1, "EN-WRITE-I-001: layer EN may emit only S, D, E, not I"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for reg in ctx.canonical_registries():
             for c in reg["codes"]:
                 parts = ctx.profile.parse_code(c["code"])
-                if parts and ctx.profile.layer_known(parts) and not ctx.profile.type_allowed(parts):
+                if parts and parts.layer and ctx.profile.layer_known(parts) and not ctx.profile.type_allowed(parts):
                     allowed = ", ".join(t for t in ctx.profile.type_letters
                                         if t in ctx.profile.layers[parts.layer].allowed)
                     yield self.finding(reg["path"], c["line"], f"{c['code']}: layer {parts.layer} may emit only "

@@ -1,6 +1,8 @@
 """RA104: a canonical registry code whose AREA is not in the spec's list."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 from .ra105_area_is_tool_name import tool_words
 
 
@@ -29,7 +31,7 @@ class Codes:
             ("mod.py", 4, 1, "CT-CLOSE-I-001: AREA CLOSE is not in the AREA list"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         words = tool_words(ctx)
         for reg in ctx.canonical_registries():
             for c in reg["codes"]:

@@ -1,6 +1,8 @@
 """RA105: a canonical registry code whose AREA is a tool name."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 def tool_words(ctx) -> set[str]:
@@ -38,7 +40,7 @@ class AreaIsToolName(Rule):
             ("codes.py", 2, 1, "WA-NOTES-S-001: AREA NOTES is a tool name"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         words = tool_words(ctx)
         for reg in ctx.canonical_registries():
             for c in reg["codes"]:

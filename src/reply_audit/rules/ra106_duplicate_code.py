@@ -1,6 +1,8 @@
 """RA106: a code defined more than once in one registry."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class DuplicateCode(Rule):
@@ -20,9 +22,9 @@ class DuplicateCode(Rule):
             ("mod.py", 1, 1, "WA-RES-I-001 is defined 2 times in REG (first at line 1)"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for dup in ctx.inventory.duplicates:
-            path, _, name = dup["registry"].partition("::")
-            for line in dup["lines"][1:]:
-                yield self.finding(path, line, f"{dup['code']} is defined {dup['count']} times in {name} "
-                                   f"(first at line {dup['lines'][0]})", key=dup["code"])
+            path, _, name = dup.registry.partition("::")
+            for line in dup.lines[1:]:
+                yield self.finding(path, line, f"{dup.code} is defined {dup.count} times in {name} "
+                                   f"(first at line {dup.lines[0]})", key=dup.code)

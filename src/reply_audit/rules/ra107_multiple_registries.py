@@ -1,6 +1,8 @@
 """RA107: more than one registry active at runtime (F2)."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class MultipleRegistries(Rule):
@@ -31,11 +33,11 @@ class MultipleRegistries(Rule):
              "legacy registry OLD is imported at runtime (server.py:2) beside the canonical registry"),
         ])]
 
-    def check(self, ctx):
-        runtime = {}
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        runtime: dict[str, list[str]] = {}
         for imp in ctx.inventory.registry_imports:
-            if imp["runtime"]:
-                runtime.setdefault(imp["registry_path"], []).append(f"{imp['path']}:{imp['line']}")
+            if imp.runtime:
+                runtime.setdefault(imp.registry_path, []).append(f"{imp.path}:{imp.line}")
         if not ctx.canonical_registries():
             return
         for reg in ctx.active_registries():

@@ -1,6 +1,8 @@
 """RA108: product code still uses a legacy code."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class LegacyCodeReferenced(Rule):
@@ -29,12 +31,12 @@ class LegacyCodeReferenced(Rule):
             ("server.py", 2, 21, "legacy code FILE-OP-E-001 is still used"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         inv = ctx.inventory
-        targets = {c["code"]: c["target"] for c in inv.legacy_codes}
+        targets = {c.code: c.target for c in inv.legacy_codes}
         for lit in inv.code_literals:
-            code = lit["code"]
-            if code in inv.legacy_code_set and code not in inv.canonical_codes and not ctx.is_test(lit["path"]):
+            code = lit.code
+            if code in inv.legacy_code_set and code not in inv.canonical_codes and not ctx.is_test(lit.path):
                 hint = f"; mapped to {targets[code]}" if targets.get(code) else ""
-                yield self.finding(lit["path"], lit["line"], f"legacy code {code} is still used{hint}",
-                                   col=lit["col"], function=lit["function"], key=code, subject=lit)
+                yield self.finding(lit.path, lit.line, f"legacy code {code} is still used{hint}",
+                                   col=lit.col, function=lit.function, key=code, subject=lit)

@@ -1,6 +1,8 @@
 """RA109: a legacy code with no mapping and no retirement (a migration gap, F8)."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class MappingGap(Rule):
@@ -29,14 +31,14 @@ class MappingGap(Rule):
             ("legacy.py", 1, 1, "legacy code WA-RES-E-009 has no mapping and is not retired"),
         ])]
 
-    def check(self, ctx):
-        where = {}
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
+        where: dict[str, tuple[str, int]] = {}
         for reg in ctx.active_registries():
             if reg["role"] == "legacy":
                 for c in reg["codes"]:
                     where.setdefault(c["code"], (reg["path"], c["line"]))
-        for c in ctx.inventory.legacy_codes:
-            if c["class"] == "unmapped" and c["code"] in where:
-                path, line = where[c["code"]]
-                yield self.finding(path, line, f"legacy code {c['code']} has no mapping and is not retired",
-                                   key=c["code"])
+        for legacy in ctx.inventory.legacy_codes:
+            if legacy.cls == "unmapped" and legacy.code in where:
+                path, line = where[legacy.code]
+                yield self.finding(path, line, f"legacy code {legacy.code} has no mapping and is not retired",
+                                   key=legacy.code)

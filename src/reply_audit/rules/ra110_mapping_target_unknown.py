@@ -1,6 +1,8 @@
 """RA110: a mapping entry whose target the canonical registry does not define."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class MappingTargetUnknown(Rule):
@@ -22,7 +24,7 @@ class MappingTargetUnknown(Rule):
             ("mod.py", 4, 1, "FILE-OP-E-001 maps to MCP-SYS-E-042, which the canonical registry does not define"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         if not ctx.canonical_registries():
             return
         for m in ctx.inventory.mappings:

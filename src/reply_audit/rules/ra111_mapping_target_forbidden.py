@@ -1,6 +1,8 @@
 """RA111: a mapping entry whose target breaks the layer rules."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class MappingTargetForbidden(Rule):
@@ -20,7 +22,7 @@ class MappingTargetForbidden(Rule):
             ("mod.py", 1, 1, "FILE-OP-D-001 maps to WA-WRITE-D-001, which breaks the layer rules"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for m in ctx.inventory.mappings:
             for e in m["entries"]:
                 if e["class"] == "mapped_to_forbidden":

@@ -1,7 +1,9 @@
 """RA201: more than one ReplyBuilder (F3)."""
 
+from collections.abc import Iterator
+
 from ._snippets import BUILDER
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class MultipleBuilders(Rule):
@@ -30,7 +32,7 @@ def _make(tool):
             ("tools.py", 3, 1, "_make._Shadow is a second builder beside ReplyBuilder (builder.py:2)"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         builders = ctx.instance_builders()
         if len(builders) < 2:
             return

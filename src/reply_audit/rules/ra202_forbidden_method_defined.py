@@ -1,6 +1,8 @@
 """RA202: a builder defines a forbidden method (rb.info / warn / fail)."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class ForbiddenMethodDefined(Rule):
@@ -22,7 +24,7 @@ class ForbiddenMethodDefined(Rule):
             ("mod.py", 1, 1, "B defines forbidden method warn() (use success())"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for b in ctx.inventory.builders:
             for method in b["forbidden_methods"]:
                 yield self.finding(b["path"], b["line"], f"{b['qualname']} defines forbidden method {method}() "

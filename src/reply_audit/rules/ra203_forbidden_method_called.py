@@ -1,7 +1,9 @@
 """RA203: a forbidden builder method is called."""
 
+from collections.abc import Iterator
+
 from ._snippets import tree
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class ForbiddenMethodCalled(Rule):
@@ -20,7 +22,7 @@ class ForbiddenMethodCalled(Rule):
             ("server.py", 2, 12, "rb.info() is forbidden; use rb.success()"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         forbidden = ctx.profile.forbidden_methods
         for c in ctx.non_test_calls():
             if c["method"] in forbidden:

@@ -1,6 +1,8 @@
 """RA204: a call to a method the builder does not define (F6: crashes at runtime)."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class UndefinedBuilderMethod(Rule):
@@ -40,7 +42,7 @@ def f(path):
             ("mod.py", 11, 16, "_make._Shadow has no invalid(): this call raises AttributeError"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         defined = {f"{b['path']}::{b['qualname']}": set(b["methods"]) for b in ctx.inventory.builders}
         names = {f"{b['path']}::{b['qualname']}": b["qualname"] for b in ctx.inventory.builders}
         for c in ctx.inventory.calls:

@@ -1,7 +1,9 @@
 """RA205: a builder without a frozen terminal state (F4)."""
 
+from collections.abc import Iterator
+
 from ._snippets import BUILDER
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class BuilderNotFrozen(Rule):
@@ -22,7 +24,7 @@ class BuilderNotFrozen(Rule):
             ("mod.py", 1, 1, "B does not freeze after a terminal reply"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for b in ctx.instance_builders():
             if not b["frozen_after_terminal"]:
                 yield self.finding(b["path"], b["line"], f"{b['qualname']} does not freeze after a terminal reply",

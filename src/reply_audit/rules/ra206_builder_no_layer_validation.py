@@ -1,7 +1,9 @@
 """RA206: a builder that does not validate layer ownership."""
 
+from collections.abc import Iterator
+
 from ._snippets import BUILDER
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class BuilderNoLayerValidation(Rule):
@@ -34,7 +36,7 @@ class BuilderNoLayerValidation(Rule):
              "reads it"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for b in ctx.instance_builders():
             if not b["validates_layer"]:
                 why = f": {b['type_ignored_by']} is passed the reply type and never reads it" \

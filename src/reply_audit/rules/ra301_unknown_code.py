@@ -1,7 +1,9 @@
 """RA301: a builder call with a code the canonical registry does not define."""
 
+from collections.abc import Iterator
+
 from ._snippets import tree
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class UnknownCode(Rule):
@@ -79,7 +81,7 @@ def g(rb: ReplyBuilder):
              "'GEN-E-001' is not a well-formed code (the profile's code pattern) and no registry defines it"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         inv = ctx.inventory
         attributes = _registry_attributes(ctx)
         members = ctx.profile.member_registries

@@ -1,7 +1,9 @@
 """RA302: the builder method disagrees with the code's TYPE letter."""
 
+from collections.abc import Iterator
+
 from ._snippets import tree
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class MethodTypeMismatch(Rule):
@@ -21,7 +23,7 @@ class MethodTypeMismatch(Rule):
             ("server.py", 2, 12, "rb.success() builds S but WA-RES-I-001 is a I code"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for c in ctx.non_test_calls():
             parts = ctx.profile.parse_code(c["code"]) if c["code"] else None
             expected = ctx.profile.call_type(c)

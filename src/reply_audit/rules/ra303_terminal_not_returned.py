@@ -1,7 +1,9 @@
 """RA303: a terminal reply that is not returned immediately."""
 
+from collections.abc import Iterator
+
 from ._snippets import tree
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class TerminalNotReturned(Rule):
@@ -42,7 +44,7 @@ def f(rb: ReplyBuilder, path):
         return [c for c in ctx.non_test_calls()
                 if ctx.profile.call_type(c) in terminal and c["builder"] not in factories]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for c in self.judged(ctx):
             if c.get("binding_kind") == "function" and not c["bare"] and not c.get("unused"):
                 continue  # a reply function's value kept or passed on (`err = error_response(...)`) is not lost

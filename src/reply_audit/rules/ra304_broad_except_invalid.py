@@ -1,7 +1,9 @@
 """RA304: a broad except that answers Invalid instead of Error."""
 
+from collections.abc import Iterator
+
 from ._snippets import tree
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class BroadExceptInvalid(Rule):
@@ -44,7 +46,7 @@ def f(rb: ReplyBuilder, d, k):
         that catches everything (`except Exception`, `except BaseException`, a bare `except`)."""
         return call["except_kind"] in ("broad", "bare") and profile.call_type(call) == "I"
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for c in ctx.non_test_calls():
             if self.applies(c, ctx.profile):
                 yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() inside a "

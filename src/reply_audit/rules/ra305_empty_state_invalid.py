@@ -1,8 +1,10 @@
 """RA305: an empty state in a read or status path answered Invalid (F7; heuristic)."""
 
+from collections.abc import Iterator
+
 from ..meaning import empty_state, empty_state_confidence, input_evidence
 from ._snippets import tree
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class EmptyStateInvalid(Rule):
@@ -94,7 +96,7 @@ def contract(rb: ReplyBuilder, command):
              "its message 'No active contract.' says nothing was found): an empty result is a Success"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         profile = ctx.profile
         for c in ctx.non_test_calls():
             if profile.call_type(c) != "I":

@@ -1,7 +1,9 @@
 """RA306: a handler returns a raw dict."""
 
+from collections.abc import Iterator
+
 from ..facts.signatures import is_dict_annotation
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class RawDictReturn(Rule):
@@ -59,7 +61,7 @@ def notes_drop(name):
             ("mod.py", 22, 1, "handler notes_drop returns a string, not a reply"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for h in ctx.inventory.handlers:
             if ctx.is_test(h["path"]):
                 continue

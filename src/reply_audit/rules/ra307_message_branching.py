@@ -1,6 +1,8 @@
 """RA307: control flow that branches on message text."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class MessageBranching(Rule):
@@ -32,7 +34,7 @@ class MessageBranching(Rule):
             ("mod.py", 5, 12, "branches on message text (compare on `reply.message`)"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         from ..names import Names
 
         handlers = {h["name"] for h in ctx.inventory.handlers}
@@ -40,9 +42,9 @@ class MessageBranching(Rule):
         replyish = handlers | set(ctx.profile.all_builder_methods)
         names = set(ctx.profile.setting("messages", "reply_names"))
         for m in ctx.inventory.message_branches:
-            owner = m["text"].split(".")[0]
-            if not (m.get("owner_binding") in replyish or m.get("owner_binding") in classes or owner in names):
+            owner = m.text.split(".")[0]
+            if not (m.owner_binding in replyish or m.owner_binding in classes or owner in names):
                 continue  # `error.message` of a log entry is not a reply's message
-            if not ctx.is_test(m["path"]):
-                yield self.finding(m["path"], m["line"], f"branches on message text ({m['kind']} on "
-                                   f"`{m['text']}`)", col=m["col"], function=m["function"], key=m["text"])
+            if not ctx.is_test(m.path):
+                yield self.finding(m.path, m.line, f"branches on message text ({m.kind} on `{m.text}`)", col=m.col,
+                                   function=m.function, key=m.text)

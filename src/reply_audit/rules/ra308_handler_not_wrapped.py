@@ -1,6 +1,8 @@
 """RA308: a tool handler without the safety wrapper."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 def has_decorator(decorators: list[str], wanted: str) -> bool:
@@ -40,7 +42,7 @@ async def notes_list():
             ("mod.py", 6, 1, "handler notes_list is not wrapped by @mcp_safe_tool"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         safety = ctx.profile.safety_decorator
         if not safety:
             return

@@ -1,7 +1,9 @@
 """RA309: product code emits a code whose TYPE its LAYER may not emit."""
 
+from collections.abc import Iterator
+
 from ._snippets import tree
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class ForbiddenLayerCodeUsed(Rule):
@@ -31,14 +33,14 @@ def f(rb: ReplyBuilder, path):
             ("server.py", 6, 27, "EN-WRITE-I-001: layer EN may not emit Invalid (I)"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         profile = ctx.profile
         for lit in ctx.inventory.code_literals:
-            parts = profile.parse_code(lit["code"])
-            if parts is None or ctx.is_test(lit["path"]) or not profile.layer_known(parts) \
+            parts = profile.parse_code(lit.code)
+            if parts is None or ctx.is_test(lit.path) or not profile.layer_known(parts) \
                     or profile.type_allowed(parts):
                 continue
-            yield self.finding(lit["path"], lit["line"], f"{lit['code']}: layer {parts.layer} may not emit "
+            yield self.finding(lit.path, lit.line, f"{lit.code}: layer {parts.layer} may not emit "
                                f"{profile.section('types').get('names', {}).get(parts.type, parts.type)} "
-                               f"({parts.type})", col=lit["col"], function=lit["function"], key=lit["code"],
+                               f"({parts.type})", col=lit.col, function=lit.function, key=lit.code,
                                subject=lit)

@@ -1,8 +1,10 @@
 """RA310: a reply code that `reply-audit migrate` chose by default, waiting for a human decision."""
 
+from collections.abc import Iterator
+
 from ..directives import DEFAULT_CODE
 from ._snippets import tree
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class MigrationDefaultCode(Rule):
@@ -29,18 +31,18 @@ def f(rb: ReplyBuilder):
              "delete the marker"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         calls: dict[tuple[str, int], dict] = {}
         for c in ctx.inventory.calls:
             for line in {c["line"], c["end_line"]}:
                 calls.setdefault((c["path"], line), c)
         for m in ctx.inventory.markers:
-            if m["marker"] != DEFAULT_CODE or ctx.is_test(m["path"]):
+            if m.marker != DEFAULT_CODE or ctx.is_test(m.path):
                 continue
-            call = calls.get((m["path"], m["line"]))
+            call = calls.get((m.path, m.line))
             callee = (f"{call['receiver']}.{call['method']}" if call['receiver'] else call['method']) if call else ""
             what = f"{callee}({call['code']!r})" if call else "this reply"
-            yield self.finding(m["path"], m["line"], f"{what}: the code is a migration default; pick the "
+            yield self.finding(m.path, m.line, f"{what}: the code is a migration default; pick the "
                                "specific registry code and delete the marker",
                                function=call["function"] if call else None,
                                key=f"{call['method']}:{call['code']}" if call else "", subject=m)

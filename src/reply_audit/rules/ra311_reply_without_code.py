@@ -1,7 +1,9 @@
 """RA311: a reply built without a code."""
 
+from collections.abc import Iterator
+
 from ._snippets import tree
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 
 class ReplyWithoutCode(Rule):
@@ -28,7 +30,7 @@ def f(rb: ReplyBuilder):
             ("server.py", 5, 12, "rb.success() builds a reply without a code"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         required = ctx.profile.code_required_types
         for c in ctx.non_test_calls():
             letter = ctx.profile.call_type(c)

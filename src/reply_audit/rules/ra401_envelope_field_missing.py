@@ -1,6 +1,9 @@
 """RA401: the reply's wire shape lacks or misplaces a field of the envelope (F1)."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from ..records import Envelope
+from .base import Example, Finding, Rule, RuleContext
 
 SPEC_SHAPE = '''
 class Meta:
@@ -16,14 +19,15 @@ class Reply:
 '''
 
 
-def envelope_diff(ctx, env):
+def envelope_diff(ctx: RuleContext, env: Envelope) -> tuple[list[str], dict[str, str], list[str]]:
     """(missing, misplaced: {spec field: found at}, extra) for one serialized Reply class."""
     spec = ctx.profile.envelope_fields
-    have = env["fields"]
-    by_leaf = {}
+    have = env.fields
+    by_leaf: dict[str, str] = {}
     for f in have:
         by_leaf.setdefault(f.rsplit(".", 1)[-1], f)
-    missing, misplaced = [], {}
+    missing: list[str] = []
+    misplaced: dict[str, str] = {}
     for field in spec:
         if field in have:
             continue
@@ -61,15 +65,15 @@ class EnvelopeFieldMissing(Rule):
             ("mod.py", 10, 1, "Reply.to_dict() has no `meta.duration_ms` field of the envelope"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for env in ctx.inventory.envelopes:
             missing, misplaced, _ = envelope_diff(ctx, env)
             spec = ctx.profile.envelope_fields
             for field in missing:
                 children = [f for f in spec if f.startswith(field + ".") and f not in misplaced]
                 also = f" (nor {', '.join(f'`{c}`' for c in children)})" if children else ""
-                yield self.finding(env["path"], env["line"], f"{env['class']}.{env['method']}() has no `{field}` "
+                yield self.finding(env.path, env.line, f"{env.cls}.{env.method}() has no `{field}` "
                                    f"field of the envelope{also}", key=field)
             for field, found in misplaced.items():
-                yield self.finding(env["path"], env["line"], f"{env['class']}.{env['method']}() puts `{found}` "
+                yield self.finding(env.path, env.line, f"{env.cls}.{env.method}() puts `{found}` "
                                    f"where the envelope has `{field}`", key=field)

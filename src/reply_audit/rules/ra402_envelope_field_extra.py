@@ -1,6 +1,8 @@
 """RA402: the reply's wire shape has fields the envelope spec does not name (F10)."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 from .ra401_envelope_field_missing import SPEC_SHAPE, envelope_diff
 
 
@@ -23,8 +25,8 @@ class EnvelopeFieldExtra(Rule):
             ("mod.py", 10, 1, "Reply.to_dict() emits `message`, which the envelope spec does not name"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for env in ctx.inventory.envelopes:
             for field in envelope_diff(ctx, env)[2]:
-                yield self.finding(env["path"], env["line"], f"{env['class']}.{env['method']}() emits `{field}`, "
+                yield self.finding(env.path, env.line, f"{env.cls}.{env.method}() emits `{field}`, "
                                    "which the envelope spec does not name", key=field)

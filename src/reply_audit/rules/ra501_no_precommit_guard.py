@@ -1,6 +1,8 @@
 """RA501: no reply-code guard in the repository's pre-commit configuration (F9)."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 
 
 class NoPrecommitGuard(Rule):
@@ -31,7 +33,7 @@ class NoPrecommitGuard(Rule):
             (".pre-commit-config.yaml", 0, 1, "no pre-commit configuration, so no reply-code guard"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         config = ctx.tooling.get("precommit_config")
         if config and ctx.tooling.get("guard_hooks"):
             return

@@ -1,7 +1,9 @@
 """RA601: a handler return without the result envelope ([result] required-keys)."""
 
+from collections.abc import Iterator
+
 from ..results import ENVELOPE, HELPER, UNKNOWN, analyse
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 
 IAR = '''
 def search(query):
@@ -51,7 +53,7 @@ registry.register_action("search", search)
             ("mod.py", 7, 1, "action search returns a dict without error, data, reflection"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for result in analyse(ctx):
             h = result.handler
             for r in result.returns:

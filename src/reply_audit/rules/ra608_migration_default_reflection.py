@@ -1,7 +1,9 @@
 """RA608: a reflection written by `reply-audit migrate`, waiting for a human review."""
 
+from collections.abc import Iterator
+
 from ..directives import DEFAULT_REFLECTION
-from .base import Example, Rule
+from .base import Example, Finding, Rule, RuleContext
 from .ra601_result_envelope_missing import IAR
 
 MARKER = DEFAULT_REFLECTION
@@ -32,8 +34,8 @@ registry.register_action("search", search)
              "this reflection was written by migrate: set its confidence and alignment, then delete the marker"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for m in ctx.inventory.markers:
-            if m["marker"] == MARKER and not ctx.is_test(m["path"]):
-                yield self.finding(m["path"], m["line"], "this reflection was written by migrate: set its "
+            if m.marker == MARKER and not ctx.is_test(m.path):
+                yield self.finding(m.path, m.line, "this reflection was written by migrate: set its "
                                    "confidence and alignment, then delete the marker", key=MARKER, subject=m)

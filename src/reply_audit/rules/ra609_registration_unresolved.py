@@ -1,6 +1,8 @@
 """RA609: a registration whose function is not found in the scanned tree."""
 
-from .base import Example, Rule
+from collections.abc import Iterator
+
+from .base import Example, Finding, Rule, RuleContext
 from .ra601_result_envelope_missing import IAR
 
 
@@ -28,10 +30,10 @@ registry.register_action("fetch", make_fetcher())
              "register_action 'search' names search_everything, which is not found in the scanned tree"),
         ])]
 
-    def check(self, ctx):
+    def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for reg in ctx.inventory.registrations:
-            if reg["handler"] is None and not ctx.is_test(reg["path"]):
-                name = f"{reg['name']!r} " if reg["name"] else ""
-                yield self.finding(reg["path"], reg["line"], f"{reg['via']} {name}names {reg['target']}, which "
-                                   "is not found in the scanned tree", key=f"{reg['name']}:{reg['target']}",
-                                   confidence="medium", subject=reg)
+            if reg.handler is None and not ctx.is_test(reg.path):
+                name = f"{reg.name!r} " if reg.name else ""
+                yield self.finding(reg.path, reg.line, f"{reg.via} {name}names {reg.target}, which is not found in "
+                                   "the scanned tree", key=f"{reg.name}:{reg.target}", confidence="medium",
+                                   subject=reg)

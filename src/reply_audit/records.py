@@ -1,0 +1,165 @@
+"""The inventory's records: what the index hands the rules, the codemods and the reports, one frozen dataclass per
+kind. The JSON report serializes them whole (`dataclasses.asdict`), so a field here is a key of schema
+`reply-audit/1` (docs/json-schema.md).
+
+The record kinds move here from plain dicts one at a time; those still dicts are typed `dict[str, Any]` on
+`index.Inventory`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """A code defined more than once in one registry."""
+
+    registry: str            # `path::name`
+    code: str
+    count: int
+    lines: list[int]
+
+
+@dataclass(frozen=True)
+class SharedCode:
+    """A code defined in more than one active registry."""
+
+    code: str
+    registries: list[str]    # `path::name` of each
+
+
+@dataclass(frozen=True)
+class KeyNotLegacy:
+    """A mapping key that no legacy registry defines."""
+
+    legacy: str
+    path: str
+    line: int
+    mapping: str
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A `# reply-audit: default-code` (or default-reflection) comment `migrate` left for a human."""
+
+    path: str
+    line: int
+    marker: str
+
+
+@dataclass(frozen=True)
+class MessageBranch:
+    """Code that branches on a reply's message text (`if "denied" in reply.message`)."""
+
+    path: str
+    line: int
+    col: int
+    kind: str                # compare | contains | test | call
+    text: str
+    function: str | None
+    owner_binding: str | None
+
+
+@dataclass(frozen=True)
+class RegistryImport:
+    """An import of a registry module: where, what, and whether it runs in production."""
+
+    path: str
+    line: int
+    module: str
+    names: list[str]
+    registry_path: str
+    roles: list[str]
+    scope: str               # module | function
+    via: str | None          # the package `__init__` it goes through, if any
+    type_checking: bool
+    in_tests: bool
+    runtime: bool
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A handler registered by a call (`register_action("name", fn)`) or listed in a dispatch table, and the
+    function it resolves to."""
+
+    path: str
+    line: int
+    name: str | None         # the name it is registered under, when literal
+    target: str              # the function as written
+    via: str                 # the register call's name, or the dispatch table's name
+    kind: str                # call | table
+    handler: str | None      # `path::qualname` of the function it names; None: not found in the tree
+
+
+@dataclass(frozen=True)
+class Unparseable:
+    """A file the scan could not read or parse, with where and why."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(frozen=True)
+class SkippedLines:
+    """Lines of a file this Python rejects, left out by the libcst fallback (the rest of the file was read)."""
+
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """A file read through the libcst fallback, and the lines it had to leave out."""
+
+    path: str
+    skipped: list[SkippedLines]
+
+
+@dataclass(frozen=True)
+class CodeLiteral:
+    """A string spelled like a code, where it stands and in which function."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    function: str | None
+    end_line: int
+    end_col: int
+    plain: bool              # one string literal (not part of an f-string or an implicit concatenation)
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """A Reply class's serializer and the fields it emits (dotted: `meta.trace_id`)."""
+
+    path: str
+    line: int
+    cls: str                 # serialized as "class"
+    method: str
+    fields: list[str]
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "class": self.cls, "method": self.method,
+                "fields": list(self.fields)}
+
+
+@dataclass(frozen=True)
+class LegacyCode:
+    """A legacy code and what became of it (docs/spec.md, Legacy): mapped, identical, retired, unmapped, mapped to
+    an unknown or a forbidden code."""
+
+    code: str
+    cls: str                 # serialized as "class"
+    target: str | None       # the canonical code it maps to
+    mapping: str | None      # where the mapping is (a table or a file)
+    reason: str | None       # why it is retired
+    registries: list[str]    # `path::name` of the registries defining it
+
+    def to_json(self) -> dict[str, object]:
+        return {"code": self.code, "class": self.cls, "target": self.target, "mapping": self.mapping,
+                "reason": self.reason, "registries": list(self.registries)}
