@@ -49,7 +49,7 @@ def test_function_builders_with_code_by_keyword_position_or_absent():
 
 def test_codes_as_enum_members_and_literal_aliases():
     result, ev = _scan("enum_codes")
-    regs = {r["name"]: (r["style"], r["role"], [c["code"] for c in r["codes"]]) for r in result.inventory.registries}
+    regs = {r.name: (r.style, r.role, [c.code for c in r.codes]) for r in result.inventory.registries}
     assert regs == {
         "ErrorCode": ("enum", "canonical", ["not_found", "invalid_input", "rate_limited"]),
         "ToolErrorName": ("literal", "canonical", ["quota_exceeded", "auth_required"]),
@@ -407,7 +407,7 @@ def test_plain_constants_with_per_method_code_places_and_codes_only_at_code_posi
     else (environment names, template ids) are no codes ([codes] scope, auto: positions for a bare spelling).
     Every rule on: the findings are the hand count's."""
     result, ev = _scan("plain_constants")
-    assert [(r["name"], r["role"], r["names"]) for r in result.inventory.registries] == [
+    assert [(r.name, r.role, r.names) for r in result.inventory.registries] == [
         ("ErrorCodes", "canonical", ["INVALID_ARGUMENT", "NOT_FOUND", "UPSTREAM_DOWN"])]
     assert [[c["path"], str(c["line"]), c["method"], c["code"] or ""] for c in result.inventory.calls] == [
         [p, line, method, code.split(" ")[0] if not code.startswith("(") else ""]

@@ -136,7 +136,7 @@ def test_generated_registries_are_counted_exactly(codes, style):
         if len(valid) < 2 or (style == "dict" and 2 * len(valid) < len(texts)):
             return   # fewer than two codes do not make a registry; mostly non-codes make no dict registry
         [registry] = registries
-        assert registry["definitions"] == len(valid) and registry["distinct"] == len(set(valid))
+        assert registry.definitions == len(valid) and registry.distinct == len(set(valid))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

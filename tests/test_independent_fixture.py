@@ -41,12 +41,12 @@ def result():
 
 
 def test_registry_codes_match_the_hand_count(result):
-    regs = {r["name"]: r for r in result.inventory.registries}
+    regs = {r.name: r for r in result.inventory.registries}
     legacy = [(int(r[0]), r[1]) for r in _rows("Registries", 6) if r[0].isdigit()]
     canonical = [(int(r[0]), r[2]) for r in _rows("Registries", 7) if r[0].isdigit()]
-    assert sorted((c["line"], c["code"]) for c in regs["_LEGACY_CODES"]["codes"]) == legacy
-    assert sorted((c["line"], c["code"]) for c in regs["Codes"]["codes"]) == canonical
-    assert (regs["_LEGACY_CODES"]["role"], regs["Codes"]["role"]) == ("legacy", "canonical")
+    assert sorted((c.line, c.code) for c in regs["_LEGACY_CODES"].codes) == legacy
+    assert sorted((c.line, c.code) for c in regs["Codes"].codes) == canonical
+    assert (regs["_LEGACY_CODES"].role, regs["Codes"].role) == ("legacy", "canonical")
     assert [(d.code, d.lines) for d in result.inventory.duplicates] == [("NOTES-OP-E-001", [22, 41])]
 
 

@@ -101,7 +101,7 @@ def tree(tmp_path: Path):
 
 def test_registry_roles_from_mapping_evidence(tree):
     inv = scan(tree, load_profile("canonical")).inventory
-    assert [(r["path"], r["name"], r["style"], r["role"], r["definitions"], r["distinct"]) for r in inv.registries] == [
+    assert [(r.path, r.name, r.style, r.role, r.definitions, r.distinct) for r in inv.registries] == [
         ("pkg/core/legacy_registry.py", "_CODES", "list", "legacy", 9, 8),
         ("pkg/replies/codes.py", "Codes", "class", "canonical", 3, 3),
         ("tests/test_codes.py", "FIXTURE", "dict", "test", 2, 2),
@@ -190,7 +190,7 @@ def test_explicit_roles_from_profile(tmp_path):
         "pyproject.toml": '[tool.reply-audit.registries]\nlegacy = ["a.py::A"]\n',
     }
     inv = scan_tree(tmp_path, files).inventory
-    assert [(r["name"], r["role"]) for r in inv.registries] == [("A", "legacy"), ("B", "canonical")]
+    assert [(r.name, r.role) for r in inv.registries] == [("A", "legacy"), ("B", "canonical")]
     assert [c.cls for c in inv.legacy_codes] == ["unmapped", "unmapped"]
 
 

@@ -340,7 +340,7 @@ def test_init_writes_no_path_toml_cannot_hold_and_escapes_glob_characters(tmp_pa
     text = (tmp_path / "pyproject.toml").read_text()
     assert 'canonical = ["pk[[]1]/codes.py::ErrorCodes"]' in text
     written = scan(tmp_path, load_profile(None, tmp_path))
-    assert "pk[1]/codes.py" in [r["path"] for r in written.inventory.registries if r["role"] == "canonical"]
+    assert "pk[1]/codes.py" in [r.path for r in written.inventory.registries if r.role == "canonical"]
 
 
 def test_a_catch_all_glob_is_refused(tmp_path):

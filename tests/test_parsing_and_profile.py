@@ -52,7 +52,7 @@ def test_one_unparseable_file_never_stops_a_scan(tmp_path):
     inv = result.inventory
     assert inv.files_scanned == 3
     assert [(u.path, u.line) for u in inv.unparseable] == [("bad.py", 1), ("notes.py", 3)]
-    assert [r["name"] for r in inv.registries] == ["A"]
+    assert [r.name for r in inv.registries] == ["A"]
 
 
 # ----------------------------------------------------------------------- profiles

@@ -150,7 +150,7 @@ def _tallies(ctx: RuleContext, evaluation: Evaluation) -> dict[str, Callable[[],
     inv, profile = ctx.inventory, ctx.profile
     calls = ctx.non_test_calls()
     registries = ctx.canonical_registries()
-    canonical = [c for r in registries for c in r["codes"]]
+    canonical = [c for r in registries for c in r.codes]
     builders = ctx.instance_builders()
     functions = bool(profile.section("builder").get("functions"))
     no_registry = "" if registries else "no code registry found: nothing to check codes against"
@@ -178,7 +178,7 @@ def _tallies(ctx: RuleContext, evaluation: Evaluation) -> dict[str, Callable[[],
     flagged = {rid: sum(1 for f in evaluation.findings if f.rule == rid) for rid in rules_ran}
     return {
         "reply-types": lambda: Tally(len(typed) + len(calls), failing=sum(
-            1 for c in typed if c["type"] not in letters) + flagged.get("RA203", 0)),
+            1 for c in typed if c.type not in letters) + flagged.get("RA203", 0)),
         "one-builder": lambda: Tally(len(builders), na=no_builder, failing=(len(builders) if flagged.get("RA204")
                                      else min(len(builders), flagged.get("RA201", 0) + sum(
                                          1 for b in builders if b["forbidden_methods"] or b["missing_methods"])))),
@@ -188,7 +188,7 @@ def _tallies(ctx: RuleContext, evaluation: Evaluation) -> dict[str, Callable[[],
         "layer-ownership": lambda: Tally(
             len(canonical) + len(builders), na=no_layer or no_registry,
             failing=flagged.get("RA103", 0) + sum(1 for b in builders if not b["validates_layer"])),
-        "registry-well-formed": lambda: Tally(sum(len(r["codes"]) for r in ctx.active_registries()),
+        "registry-well-formed": lambda: Tally(sum(len(r.codes) for r in ctx.active_registries()),
                                               na=no_registry),
         "registered-codes": lambda: Tally(len(calls), unknown=len(unresolved), na=no_registry),
         "method-matches-type": lambda: Tally(len(registered), na=no_type or no_registry),

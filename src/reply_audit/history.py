@@ -216,7 +216,7 @@ def _row(profile: Profile, facts: list[FileFacts], tooling: dict, modules: Modul
         "files": len(facts), "findings": len(ev.findings), **by_severity,
         "legacy_codes": len(inventory.legacy_code_set),
         "legacy_uses": sum(1 for f in ev.findings if f.rule == "RA108"),
-        "registries": sum(1 for r in inventory.registries if r["role"] in ("canonical", "legacy")),
+        "registries": sum(1 for r in inventory.registries if r.role in ("canonical", "legacy")),
         "builders": sum(1 for b in inventory.builders if b["kind"] == "builder"),
         "raw_dict_returns": sum(1 for f in ev.findings if f.rule == "RA306"),
         "fixable": sum(1 for f in ev.findings if f.fixable),

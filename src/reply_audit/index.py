@@ -27,6 +27,8 @@ from .records import (
     Marker,
     MessageBranch,
     Registration,
+    Registry,
+    RegistryCode,
     RegistryImport,
     SharedCode,
     SkippedLines,
@@ -95,7 +97,7 @@ class Inventory:
     files_scanned: int = 0
     unparseable: list[Unparseable] = field(default_factory=list)
     fallback: list[Fallback] = field(default_factory=list)
-    registries: list[dict[str, Any]] = field(default_factory=list)
+    registries: list[Registry] = field(default_factory=list)
     duplicates: list[Duplicate] = field(default_factory=list)
     shared_codes: list[SharedCode] = field(default_factory=list)
     mappings: list[dict[str, Any]] = field(default_factory=list)
@@ -259,23 +261,19 @@ class IndexBuilder:
                 seen[c.code] += 1
                 if parts:
                     layer_type[f"{parts.layer}-{parts.type}"] += 1
-                codes_out.append({
-                    "code": c.code, "line": c.line,
-                    "layer": parts.layer if parts else None, "area": parts.area if parts else None,
-                    "type": parts.type if parts else None, "number": parts.number if parts else None,
-                    "attr": c.attr, "declared_layer": c.declared_layer, "declared_type": c.declared_type,
-                    "text": c.text,
-                })
+                codes_out.append(RegistryCode(
+                    code=c.code, line=c.line, layer=parts.layer if parts else None,
+                    area=parts.area if parts else None, type=parts.type if parts else None,
+                    number=parts.number if parts else None, attr=c.attr, declared_layer=c.declared_layer,
+                    declared_type=c.declared_type, text=c.text))
             ident = f"{path}::{reg.name}"
             for code, n in sorted(seen.items()):
                 if n > 1:
                     inv.duplicates.append(Duplicate(registry=ident, code=code, count=n,
                                                     lines=sorted(c.line for c in reg.codes if c.code == code)))
-            inv.registries.append({
-                "path": path, "line": reg.line, "name": reg.name, "style": reg.style, "role": role,
-                "definitions": len(reg.codes), "distinct": len(seen), "codes": codes_out,
-                "names": reg.names,
-            })
+            inv.registries.append(Registry(path=path, line=reg.line, name=reg.name, style=reg.style, role=role,
+                                           definitions=len(reg.codes), distinct=len(seen), codes=codes_out,
+                                           names=reg.names))
             if role in ("canonical", "legacy"):
                 for code in seen:
                     code_regs[code].append(ident)

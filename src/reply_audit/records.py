@@ -163,3 +163,39 @@ class LegacyCode:
     def to_json(self) -> dict[str, object]:
         return {"code": self.code, "class": self.cls, "target": self.target, "mapping": self.mapping,
                 "reason": self.reason, "registries": list(self.registries)}
+
+
+@dataclass(frozen=True)
+class RegistryCode:
+    """One code a registry defines, split by the profile's code pattern (None: a part the pattern lacks or the code
+    does not match)."""
+
+    code: str
+    line: int
+    layer: str | None
+    area: str | None
+    type: str | None
+    number: int | None
+    attr: str | None             # the attribute or member name, in class, enum and constants registries
+    declared_layer: str | None   # a literal `layer=` beside the code
+    declared_type: str | None    # a literal `reply_type=` beside the code
+    text: str                    # the entry's other literal strings: its message key, its description
+
+
+@dataclass(frozen=True)
+class Registry:
+    """A registry of codes and its role: canonical, legacy, test (in test files) or other."""
+
+    path: str
+    line: int
+    name: str
+    style: str                   # dict | list | tuple | class | enum | constants | literal
+    role: str
+    definitions: int
+    distinct: int
+    codes: list[RegistryCode]
+    names: list[str] | None      # class and enum: every name the body binds; None: an unknown base
+
+    @property
+    def ident(self) -> str:
+        return f"{self.path}::{self.name}"

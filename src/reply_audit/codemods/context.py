@@ -85,10 +85,10 @@ class PlanContext:
         """(registry name, code) -> attribute name, for class and enum registries."""
         out: dict[tuple[str, str], str] = {}
         for reg in self.inventory.registries:
-            if reg["role"] == "canonical":
-                for c in reg["codes"]:
-                    if c["attr"]:
-                        out.setdefault((reg["name"], c["code"]), c["attr"])
+            if reg.role == "canonical":
+                for c in reg.codes:
+                    if c.attr:
+                        out.setdefault((reg.name, c.code), c.attr)
         return out
 
     def code_expression(self, reference: str | None, code: str) -> str | None:
@@ -193,10 +193,10 @@ class PlanContext:
         """Canonical code -> the words its registry entry carries (message key, description)."""
         out: dict[str, str] = {}
         for reg in self.inventory.registries:
-            if reg["role"] == "canonical":
-                for c in reg["codes"]:
-                    if c.get("text"):
-                        out.setdefault(c["code"], c["text"])
+            if reg.role == "canonical":
+                for c in reg.codes:
+                    if c.text:
+                        out.setdefault(c.code, c.text)
         return out
 
     @cached_property

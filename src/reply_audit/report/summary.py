@@ -10,10 +10,10 @@ from ..index import Inventory
 
 
 def summarize(inv: Inventory) -> dict[str, Any]:
-    by_role = Counter(r["role"] for r in inv.registries)
+    by_role = Counter(r.role for r in inv.registries)
     defs_by_role: Counter[str] = Counter()
     for r in inv.registries:
-        defs_by_role[r["role"]] += r["definitions"]
+        defs_by_role[r.role] += r.definitions
     classes = Counter(c.cls for c in inv.legacy_codes)
     methods = Counter(c["method"] for c in inv.calls if not c["in_builder"])
     returns: Counter[str] = Counter()

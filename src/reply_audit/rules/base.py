@@ -15,6 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..records import Registry
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..index import Inventory
     from ..profile import Profile
@@ -93,11 +95,11 @@ class RuleContext:
         """Builder calls in product code (not tests, not a builder delegating to Reply)."""
         return [c for c in self.inventory.calls if not c["in_builder"] and not self.is_test(c["path"])]
 
-    def active_registries(self) -> list[dict[str, Any]]:
-        return [r for r in self.inventory.registries if r["role"] in ("canonical", "legacy")]
+    def active_registries(self) -> list[Registry]:
+        return [r for r in self.inventory.registries if r.role in ("canonical", "legacy")]
 
-    def canonical_registries(self) -> list[dict[str, Any]]:
-        return [r for r in self.inventory.registries if r["role"] == "canonical"]
+    def canonical_registries(self) -> list[Registry]:
+        return [r for r in self.inventory.registries if r.role == "canonical"]
 
     def instance_builders(self) -> list[dict[str, Any]]:
         return [b for b in self.inventory.builders if b["kind"] == "builder"]

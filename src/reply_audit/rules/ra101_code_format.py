@@ -32,18 +32,18 @@ class Codes:
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for reg in ctx.canonical_registries():
-            if reg["name"] in ctx.profile.member_registries and reg["codes"] and not any(
-                    ctx.profile.parse_code(c["code"]) for c in reg["codes"]):
+            if reg.name in ctx.profile.member_registries and reg.codes and not any(
+                    ctx.profile.parse_code(c.code) for c in reg.codes):
                 # an Enum listed in [codes] enums whose members the pattern never matches: the pattern is not
                 # their spelling (one finding, not one per member)
-                yield self.finding(reg["path"], reg["line"], f"{reg['name']}: none of its {len(reg['codes'])} members "
+                yield self.finding(reg.path, reg.line, f"{reg.name}: none of its {len(reg.codes)} members "
                                    f"is {ctx.profile.section('codes').get('format')} ([codes] pattern): set the "
-                                   "pattern to their spelling", key=reg["name"])
+                                   "pattern to their spelling", key=reg.name)
                 continue
-            for c in reg["codes"]:
-                parts = ctx.profile.parse_code(c["code"])
+            for c in reg.codes:
+                parts = ctx.profile.parse_code(c.code)
                 if parts is None or not ctx.profile.number_valid(parts):
                     ranged = " with NNN in range" if "number" in ctx.profile.code_re.groupindex else ""
-                    yield self.finding(reg["path"], c["line"], f"{c['code']} is not "
+                    yield self.finding(reg.path, c.line, f"{c.code} is not "
                                        f"{ctx.profile.section('codes').get('format')}{ranged}",
-                                       key=c["code"])
+                                       key=c.code)

@@ -31,7 +31,7 @@ class Codes:
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for reg in ctx.canonical_registries():
-            for c in reg["codes"]:
-                if c["layer"] and c["layer"] not in ctx.profile.layers:
-                    yield self.finding(reg["path"], c["line"], f"{c['code']}: layer {c['layer']} is not one of "
-                                       f"{', '.join(ctx.profile.layers)}", key=c["code"])
+            for c in reg.codes:
+                if c.layer and c.layer not in ctx.profile.layers:
+                    yield self.finding(reg.path, c.line, f"{c.code}: layer {c.layer} is not one of "
+                                       f"{', '.join(ctx.profile.layers)}", key=c.code)

@@ -33,10 +33,10 @@ class Codes:
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for reg in ctx.canonical_registries():
-            for c in reg["codes"]:
-                parts = ctx.profile.parse_code(c["code"])
+            for c in reg.codes:
+                parts = ctx.profile.parse_code(c.code)
                 if parts and parts.layer and ctx.profile.layer_known(parts) and not ctx.profile.type_allowed(parts):
                     allowed = ", ".join(t for t in ctx.profile.type_letters
                                         if t in ctx.profile.layers[parts.layer].allowed)
-                    yield self.finding(reg["path"], c["line"], f"{c['code']}: layer {parts.layer} may emit only "
-                                       f"{allowed}, not {parts.type}", key=c["code"])
+                    yield self.finding(reg.path, c.line, f"{c.code}: layer {parts.layer} may emit only "
+                                       f"{allowed}, not {parts.type}", key=c.code)

@@ -34,8 +34,8 @@ class Codes:
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         words = tool_words(ctx)
         for reg in ctx.canonical_registries():
-            for c in reg["codes"]:
-                area = c["area"]
+            for c in reg.codes:
+                area = c.area
                 if area and area not in ctx.profile.areas and area not in words:
-                    yield self.finding(reg["path"], c["line"], f"{c['code']}: AREA {area} is not in the AREA list",
-                                       key=c["code"])
+                    yield self.finding(reg.path, c.line, f"{c.code}: AREA {area} is not in the AREA list",
+                                       key=c.code)

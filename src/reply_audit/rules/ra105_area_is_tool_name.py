@@ -5,7 +5,7 @@ from collections.abc import Iterator
 from .base import Example, Finding, Rule, RuleContext
 
 
-def tool_words(ctx) -> set[str]:
+def tool_words(ctx: RuleContext) -> set[str]:
     """Upper-cased words of the handler names (notes_read -> NOTES), minus verbs and the listed AREAs."""
     stop = {w.lower() for w in ctx.profile.registries_value("tool_name_stopwords")}
     words = set()
@@ -43,7 +43,7 @@ class AreaIsToolName(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         words = tool_words(ctx)
         for reg in ctx.canonical_registries():
-            for c in reg["codes"]:
-                if c["area"] and c["area"] in words:
-                    yield self.finding(reg["path"], c["line"], f"{c['code']}: AREA {c['area']} is a tool name",
-                                       key=c["code"])
+            for c in reg.codes:
+                if c.area and c.area in words:
+                    yield self.finding(reg.path, c.line, f"{c.code}: AREA {c.area} is a tool name",
+                                       key=c.code)

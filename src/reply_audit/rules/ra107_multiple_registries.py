@@ -41,10 +41,10 @@ class MultipleRegistries(Rule):
         if not ctx.canonical_registries():
             return
         for reg in ctx.active_registries():
-            if reg["role"] != "legacy":
+            if reg.role != "legacy":
                 continue
-            importers = runtime.get(reg["path"], [])
+            importers = runtime.get(reg.path, [])
             if importers:
                 shown = ", ".join(importers[:3]) + (f" and {len(importers) - 3} more" if len(importers) > 3 else "")
-                yield self.finding(reg["path"], reg["line"], f"legacy registry {reg['name']} is imported at runtime "
-                                   f"({shown}) beside the canonical registry", key=reg["name"])
+                yield self.finding(reg.path, reg.line, f"legacy registry {reg.name} is imported at runtime "
+                                   f"({shown}) beside the canonical registry", key=reg.name)

@@ -34,9 +34,9 @@ class MappingGap(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         where: dict[str, tuple[str, int]] = {}
         for reg in ctx.active_registries():
-            if reg["role"] == "legacy":
-                for c in reg["codes"]:
-                    where.setdefault(c["code"], (reg["path"], c["line"]))
+            if reg.role == "legacy":
+                for c in reg.codes:
+                    where.setdefault(c.code, (reg.path, c.line))
         for legacy in ctx.inventory.legacy_codes:
             if legacy.cls == "unmapped" and legacy.code in where:
                 path, line = where[legacy.code]

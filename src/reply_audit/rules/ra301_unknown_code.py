@@ -107,12 +107,12 @@ def g(rb: ReplyBuilder):
                                    key=f"{c['method']}:{code}", subject=c)
 
 
-def _registry_attributes(ctx) -> dict[str, set[str]]:
+def _registry_attributes(ctx: RuleContext) -> dict[str, set[str]]:
     """Registry classes and Enums of product code whose every attribute is known: name -> the names it binds."""
     out: dict[str, set[str]] = {}
     for reg in ctx.inventory.registries:
-        if reg["style"] in ("class", "enum") and reg.get("names") is not None and not ctx.is_test(reg["path"]):
-            out.setdefault(reg["name"], set()).update(reg["names"])
+        if reg.style in ("class", "enum") and reg.names is not None and not ctx.is_test(reg.path):
+            out.setdefault(reg.name, set()).update(reg.names)
     return out
 
 

@@ -1,6 +1,7 @@
 """RA303: a terminal reply that is not returned immediately."""
 
 from collections.abc import Iterator
+from typing import Any
 
 from ._snippets import tree
 from .base import Example, Finding, Rule, RuleContext
@@ -37,7 +38,7 @@ def f(rb: ReplyBuilder, path):
         ])]
 
     @staticmethod
-    def judged(ctx) -> list:
+    def judged(ctx: RuleContext) -> list[dict[str, Any]]:
         """The calls the rule judges, and the audit and the scorecard count: terminal replies built by a builder
         (a Reply classmethod builds a value; the builder's terminal state is not involved)."""
         terminal, factories = ctx.profile.terminal_types, ctx.factory_builders()
