@@ -24,6 +24,8 @@ from .records import (
     Fallback,
     KeyNotLegacy,
     LegacyCode,
+    Mapping,
+    MappingEntry,
     Marker,
     MessageBranch,
     Registration,
@@ -100,7 +102,7 @@ class Inventory:
     registries: list[Registry] = field(default_factory=list)
     duplicates: list[Duplicate] = field(default_factory=list)
     shared_codes: list[SharedCode] = field(default_factory=list)
-    mappings: list[dict[str, Any]] = field(default_factory=list)
+    mappings: list[Mapping] = field(default_factory=list)
     legacy_codes: list[LegacyCode] = field(default_factory=list)
     mapping_keys_not_legacy: list[KeyNotLegacy] = field(default_factory=list)
     builders: list[dict[str, Any]] = field(default_factory=list)
@@ -287,16 +289,12 @@ class IndexBuilder:
 
         # mappings: user files override tables found in code
         for path, m in code_mappings + [(m.name, m) for m in self.mapping_files]:
-            inv.mappings.append({
-                "path": path, "line": m.line, "name": m.name,
-                "source": "code" if m not in self.mapping_files else "file",
-                "entries": [
-                    {"legacy": e.legacy, "canonical": e.canonical, "line": e.line, "value_span": e.value_span,
-                     "class": classify_mapping_entry(self.profile, e.canonical, inv.canonical_codes),
-                     "legacy_known": e.legacy in inv.legacy_code_set}
-                    for e in m.entries
-                ],
-            })
+            inv.mappings.append(Mapping(
+                path=path, line=m.line, name=m.name, source="code" if m not in self.mapping_files else "file",
+                entries=[MappingEntry(legacy=e.legacy, canonical=e.canonical, line=e.line, value_span=e.value_span,
+                                      cls=classify_mapping_entry(self.profile, e.canonical, inv.canonical_codes),
+                                      legacy_known=e.legacy in inv.legacy_code_set)
+                         for e in m.entries]))
         chosen: dict[str, tuple[str | None, str]] = {}
         for path, m in code_mappings:
             for e in m.entries:
@@ -306,10 +304,10 @@ class IndexBuilder:
                 chosen[e.legacy] = (e.canonical, m.name)
         inv.legacy_codes = classify_legacy(self.profile, inv.legacy_code_set, inv.canonical_codes, chosen, code_regs)
         for mapping in inv.mappings:
-            for e in mapping["entries"]:
-                if not e["legacy_known"]:
-                    inv.mapping_keys_not_legacy.append(KeyNotLegacy(legacy=e["legacy"], path=mapping["path"],
-                                                                    line=e["line"], mapping=mapping["name"]))
+            for entry in mapping.entries:
+                if not entry.legacy_known:
+                    inv.mapping_keys_not_legacy.append(KeyNotLegacy(legacy=entry.legacy, path=mapping.path,
+                                                                    line=entry.line, mapping=mapping.name))
 
         self._builders_and_calls(inv)
         self._envelopes(inv)

@@ -199,3 +199,42 @@ class Registry:
     @property
     def ident(self) -> str:
         return f"{self.path}::{self.name}"
+
+
+@dataclass(frozen=True)
+class MappingEntry:
+    """One `LEGACY: CANONICAL` pair of a mapping table or file, classified."""
+
+    legacy: str
+    canonical: str | None        # None: retired explicitly
+    line: int
+    value_span: list[int] | None  # [line, col, end_line, end_col] of a literal value (code tables only)
+    cls: str                     # serialized as "class": mapped | mapped_to_unknown | mapped_to_forbidden | retired
+    legacy_known: bool           # a legacy registry defines the key
+
+    def to_json(self) -> dict[str, object]:
+        return {"legacy": self.legacy, "canonical": self.canonical, "line": self.line,
+                "value_span": self.value_span, "class": self.cls, "legacy_known": self.legacy_known}
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """A legacy-to-canonical mapping: a table in the code or a mapping file."""
+
+    path: str
+    line: int
+    name: str
+    source: str                  # code | file
+    entries: list[MappingEntry]
+
+    def to_json(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "name": self.name, "source": self.source,
+                "entries": [e.to_json() for e in self.entries]}
+
+
+@dataclass(frozen=True)
+class ForbiddenTarget:
+    """What RA111 hands the codemod that fixes it: the entry whose target breaks the layer rules, and its table."""
+
+    mapping: Mapping
+    entry: MappingEntry

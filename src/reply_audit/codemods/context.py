@@ -183,9 +183,9 @@ class PlanContext:
         """Legacy code -> canonical code, from the mapping tables in code and the mapping files (files win)."""
         out: dict[str, str] = {}
         for mapping in self.inventory.mappings:
-            for entry in mapping["entries"]:
-                if entry["canonical"]:
-                    out[entry["legacy"]] = entry["canonical"]
+            for entry in mapping.entries:
+                if entry.canonical:
+                    out[entry.legacy] = entry.canonical
         return out
 
     @cached_property

@@ -62,15 +62,16 @@ def notes_hide(rb: ReplyBuilder, path):
     def plan(self, finding, ctx):
         subject = finding.subject
         if finding.rule == "RA111":
-            entry, mapping = subject["entry"], subject["mapping"]
-            if mapping["source"] != "code" or not entry.get("value_span"):
-                return Skip(f"{entry['legacy']} -> {entry['canonical']} is set in a mapping file or by reference: "
+            entry, mapping = subject.entry, subject.mapping
+            if mapping.source != "code" or not entry.value_span or entry.canonical is None:
+                return Skip(f"{entry.legacy} -> {entry.canonical} is set in a mapping file or by reference: "
                             "edit it there")
-            target = self.target(entry["canonical"], ctx)
+            target = self.target(entry.canonical, ctx)
             if not isinstance(target, str):
                 return target
-            return ReplaceCode(codemod=self.name, path=mapping["path"], spans=[tuple(entry["value_span"])],
-                               description=f"{entry['canonical']} -> {target}", old=entry["canonical"], new=target)
+            line, col, end_line, end_col = entry.value_span
+            return ReplaceCode(codemod=self.name, path=mapping.path, spans=[(line, col, end_line, end_col)],
+                               description=f"{entry.canonical} -> {target}", old=entry.canonical, new=target)
         if finding.rule == "RA301":
             lit = ctx.literal_in_call(subject, subject["code"]) if subject["code"] else None
             if lit is None or self.target(subject["code"], ctx) is None:

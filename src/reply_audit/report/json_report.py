@@ -72,7 +72,7 @@ def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
         "duplicates": _sorted(inv.duplicates, "registry", "code"),
         "shared_codes": _sorted(inv.shared_codes, "code"),
         "mappings": [
-            {**m, "entries": sorted(m["entries"], key=lambda e: (e["line"], e["legacy"]))}
+            {**m, "entries": sorted(m["entries"], key=lambda e: (e["line"], e["legacy"]))}   # (serialized whole)
             for m in _sorted(inv.mappings, "path", "line", "name")
         ],
         "mapping_files": sorted(result.mapping_files),

@@ -32,7 +32,7 @@ def summarize(inv: Inventory) -> dict[str, Any]:
         },
         "mappings": {
             "tables": len(inv.mappings),
-            "entries": sum(len(m["entries"]) for m in inv.mappings),
+            "entries": sum(len(m.entries) for m in inv.mappings),
             "keys_not_legacy": len(inv.mapping_keys_not_legacy),
         },
         "legacy_classes": {c: classes.get(c, 0) for c in CLASSES},

@@ -28,7 +28,7 @@ class MappingTargetUnknown(Rule):
         if not ctx.canonical_registries():
             return
         for m in ctx.inventory.mappings:
-            for e in m["entries"]:
-                if e["class"] == "mapped_to_unknown":
-                    yield self.finding(m["path"], e["line"], f"{e['legacy']} maps to {e['canonical']}, which the "
-                                       "canonical registry does not define", key=e["legacy"])
+            for e in m.entries:
+                if e.cls == "mapped_to_unknown":
+                    yield self.finding(m.path, e.line, f"{e.legacy} maps to {e.canonical}, which the canonical "
+                                       "registry does not define", key=e.legacy)

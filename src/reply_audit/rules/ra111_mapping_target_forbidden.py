@@ -2,6 +2,7 @@
 
 from collections.abc import Iterator
 
+from ..records import ForbiddenTarget
 from .base import Example, Finding, Rule, RuleContext
 
 
@@ -24,7 +25,7 @@ class MappingTargetForbidden(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for m in ctx.inventory.mappings:
-            for e in m["entries"]:
-                if e["class"] == "mapped_to_forbidden":
-                    yield self.finding(m["path"], e["line"], f"{e['legacy']} maps to {e['canonical']}, which breaks "
-                                       "the layer rules", key=e["legacy"], subject={"mapping": m, "entry": e})
+            for e in m.entries:
+                if e.cls == "mapped_to_forbidden":
+                    yield self.finding(m.path, e.line, f"{e.legacy} maps to {e.canonical}, which breaks the layer "
+                                       "rules", key=e.legacy, subject=ForbiddenTarget(mapping=m, entry=e))
