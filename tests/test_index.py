@@ -141,9 +141,9 @@ def test_builder_resolution_through_imports_and_factories(tree):
     [b] = inv.builders
     # the factory's own `return ReplyBuilder()`; line 9 through the factory; line 17 constructs it and never calls
     # it: still an instantiation
-    assert b["instantiated_at"] == [{"path": "pkg/safety.py", "line": 12}, {"path": "pkg/server.py", "line": 9},
-                                    {"path": "pkg/server.py", "line": 17}]
-    assert b["calls"] == 2 and b["missing_methods"] == [] and b["forbidden_methods"] == []
+    assert [(p.path, p.line) for p in b.instantiated_at] == [("pkg/safety.py", 12), ("pkg/server.py", 9),
+                                                             ("pkg/server.py", 17)]
+    assert b.calls == 2 and b.missing_methods == [] and b.forbidden_methods == []
     assert [(h["name"], h["returns_by_kind"]) for h in inv.handlers] == [
         ("notes_read", {"builder": 2}), ("notes_write", {"dict": 1})]
 

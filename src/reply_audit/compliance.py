@@ -181,13 +181,13 @@ def _tallies(ctx: RuleContext, evaluation: Evaluation) -> dict[str, Callable[[],
             1 for c in typed if c.type not in letters) + flagged.get("RA203", 0)),
         "one-builder": lambda: Tally(len(builders), na=no_builder, failing=(len(builders) if flagged.get("RA204")
                                      else min(len(builders), flagged.get("RA201", 0) + sum(
-                                         1 for b in builders if b["forbidden_methods"] or b["missing_methods"])))),
+                                         1 for b in builders if b.forbidden_methods or b.missing_methods)))),
         "terminal-returned": lambda: Tally(len(terminal)),
         "builder-frozen": lambda: Tally(len(builders), na=no_builder,
-                                        failing=sum(1 for b in builders if not b["frozen_after_terminal"])),
+                                        failing=sum(1 for b in builders if not b.frozen_after_terminal)),
         "layer-ownership": lambda: Tally(
             len(canonical) + len(builders), na=no_layer or no_registry,
-            failing=flagged.get("RA103", 0) + sum(1 for b in builders if not b["validates_layer"])),
+            failing=flagged.get("RA103", 0) + sum(1 for b in builders if not b.validates_layer)),
         "registry-well-formed": lambda: Tally(sum(len(r.codes) for r in ctx.active_registries()),
                                               na=no_registry),
         "registered-codes": lambda: Tally(len(calls), unknown=len(unresolved), na=no_registry),

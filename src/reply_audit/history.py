@@ -217,7 +217,7 @@ def _row(profile: Profile, facts: list[FileFacts], tooling: dict, modules: Modul
         "legacy_codes": len(inventory.legacy_code_set),
         "legacy_uses": sum(1 for f in ev.findings if f.rule == "RA108"),
         "registries": sum(1 for r in inventory.registries if r.role in ("canonical", "legacy")),
-        "builders": sum(1 for b in inventory.builders if b["kind"] == "builder"),
+        "builders": sum(1 for b in inventory.builders if b.kind == "builder"),
         "raw_dict_returns": sum(1 for f in ev.findings if f.rule == "RA306"),
         "fixable": sum(1 for f in ev.findings if f.fixable),
         "score": round(100 * sum(r.ok / r.total for r in reqs) / len(reqs), 1) if reqs else 100.0,

@@ -18,6 +18,7 @@ from typing import Any
 from .facts.model import BuilderFact, FileFacts, MappingFact, RegistryFact
 from .profile import Profile
 from .records import (
+    Builder,
     CodeLiteral,
     Duplicate,
     Envelope,
@@ -28,6 +29,7 @@ from .records import (
     MappingEntry,
     Marker,
     MessageBranch,
+    Place,
     Registration,
     Registry,
     RegistryCode,
@@ -105,7 +107,7 @@ class Inventory:
     mappings: list[Mapping] = field(default_factory=list)
     legacy_codes: list[LegacyCode] = field(default_factory=list)
     mapping_keys_not_legacy: list[KeyNotLegacy] = field(default_factory=list)
-    builders: list[dict[str, Any]] = field(default_factory=list)
+    builders: list[Builder] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     handlers: list[dict[str, Any]] = field(default_factory=list)
     registrations: list[Registration] = field(default_factory=list)  # register calls / dispatch tables
@@ -529,17 +531,14 @@ class IndexBuilder:
         for f in self.files:
             for b in f.builders:
                 ident = f"{f.path}::{b.qualname}"
-                inv.builders.append({
-                    "path": f.path, "line": b.line, "name": b.name, "qualname": b.qualname, "kind": b.kind,
-                    "nested_in": b.nested_in, "methods": sorted(b.methods),
-                    "forbidden_methods": sorted(m for m in b.methods if m in forbidden),
-                    "missing_methods": sorted(m for m in canonical if m not in b.methods),
-                    "validates_format": b.validates_format, "validates_layer": b.validates_layer,
-                    "type_ignored_by": b.type_ignored_by,
-                    "frozen_after_terminal": b.frozen_after_terminal,
-                    "instantiated_at": [{"path": p, "line": n} for p, n in sorted(instantiated.get(ident, ()))],
-                    "calls": sum(1 for c in inv.calls if c["builder"] == ident),
-                })
+                inv.builders.append(Builder(
+                    path=f.path, line=b.line, name=b.name, qualname=b.qualname, kind=b.kind, nested_in=b.nested_in,
+                    methods=sorted(b.methods), forbidden_methods=sorted(m for m in b.methods if m in forbidden),
+                    missing_methods=sorted(m for m in canonical if m not in b.methods),
+                    validates_format=b.validates_format, validates_layer=b.validates_layer,
+                    type_ignored_by=b.type_ignored_by, frozen_after_terminal=b.frozen_after_terminal,
+                    instantiated_at=[Place(path=p, line=n) for p, n in sorted(instantiated.get(ident, ()))],
+                    calls=sum(1 for c in inv.calls if c["builder"] == ident)))
 
     def _envelopes(self, inv: Inventory) -> None:
         """The wire shape of each Reply class: its serializer's keys, nested serializers flattened (a.b)."""

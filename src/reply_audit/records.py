@@ -238,3 +238,37 @@ class ForbiddenTarget:
 
     mapping: Mapping
     entry: MappingEntry
+
+
+@dataclass(frozen=True)
+class Place:
+    """A line of a file."""
+
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Builder:
+    """A reply builder class ("builder": instance methods) or a Reply class whose classmethods build replies
+    ("factory"), and what it enforces."""
+
+    path: str
+    line: int
+    name: str
+    qualname: str
+    kind: str                    # builder | factory
+    nested_in: str | None        # the enclosing function, when defined inside one
+    methods: list[str]
+    forbidden_methods: list[str]
+    missing_methods: list[str]
+    validates_format: bool
+    validates_layer: bool
+    type_ignored_by: str | None  # `helper(param)`: passed the reply type, never reads it
+    frozen_after_terminal: bool
+    instantiated_at: list[Place]
+    calls: int                   # the builder calls made through it
+
+    @property
+    def ident(self) -> str:
+        return f"{self.path}::{self.qualname}"

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from ..facts.model import BuilderFact, FileFacts, HandlerFact, WrapperFact
-from ..records import CodeLiteral, LegacyCode
+from ..records import Builder, CodeLiteral, LegacyCode
 from ..scan import ScanResult
 from .decisions import DecisionsFile
 from .ftypes import Skip
@@ -104,13 +104,13 @@ class PlanContext:
 
     # -- builders ---------------------------------------------------------------
     @cached_property
-    def builders(self) -> dict[str, dict[str, Any]]:
-        return {f"{b['path']}::{b['qualname']}": b for b in self.inventory.builders}
+    def builders(self) -> dict[str, Builder]:
+        return {b.ident: b for b in self.inventory.builders}
 
     def builder_has(self, call: dict[str, Any], method: str) -> bool:
         """Does the builder CALL resolves to define METHOD? (True when it is not resolved.)"""
         builder = self.builders.get(call["builder"] or "")
-        return builder is None or method in builder["methods"]
+        return builder is None or method in builder.methods
 
     @cached_property
     def primary_builder(self) -> str | None:
@@ -120,14 +120,14 @@ class PlanContext:
             return configured
         canonical = set(self.profile.builder_methods)
         candidates = [b for b in self.inventory.builders
-                      if b["kind"] == "builder" and not b["nested_in"] and canonical <= set(b["methods"])
-                      and not self.inventory.test_files.__contains__(b["path"])]
+                      if b.kind == "builder" and not b.nested_in and canonical <= set(b.methods)
+                      and not self.inventory.test_files.__contains__(b.path)]
         if not candidates:
             return None
-        ranked = sorted(candidates, key=lambda b: (-b["calls"], b["path"], b["line"]))
-        names = Counter(b["name"] for b in candidates)
+        ranked = sorted(candidates, key=lambda b: (-b.calls, b.path, b.line))
+        names = Counter(b.name for b in candidates)
         best = ranked[0]
-        return best["name"] if names[best["name"]] == 1 else None
+        return best.name if names[best.name] == 1 else None
 
     # -- per-handler codes ------------------------------------------------------
     @cached_property

@@ -1005,7 +1005,7 @@ def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str
     """The statements to insert (none when the handler builds one already) and the imports they need."""
     first = min(span[0] for span in plans)
     bound = handler["top_calls"].get(name)
-    builder_names = {b["name"] for b in ctx.inventory.builders} | {builder}
+    builder_names = {b.name for b in ctx.inventory.builders} | {builder}
     if bound and bound[0] in builder_names and bound[1] < first:
         return [], []
     templates = list(ctx.profile.migrate_value("builder_setup", []))

@@ -38,8 +38,8 @@ def summarize(inv: Inventory) -> dict[str, Any]:
         "legacy_classes": {c: classes.get(c, 0) for c in CLASSES},
         "builders": {
             "total": len(inv.builders),
-            "with_forbidden_methods": sum(1 for b in inv.builders if b["forbidden_methods"]),
-            "missing_canonical_methods": sum(1 for b in inv.builders if b["missing_methods"]),
+            "with_forbidden_methods": sum(1 for b in inv.builders if b.forbidden_methods),
+            "missing_canonical_methods": sum(1 for b in inv.builders if b.missing_methods),
         },
         "calls": {
             "total": sum(methods.values()),

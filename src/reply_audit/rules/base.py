@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..records import Registry
+from ..records import Builder, Registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..index import Inventory
@@ -101,13 +101,13 @@ class RuleContext:
     def canonical_registries(self) -> list[Registry]:
         return [r for r in self.inventory.registries if r.role == "canonical"]
 
-    def instance_builders(self) -> list[dict[str, Any]]:
-        return [b for b in self.inventory.builders if b["kind"] == "builder"]
+    def instance_builders(self) -> list[Builder]:
+        return [b for b in self.inventory.builders if b.kind == "builder"]
 
     def factory_builders(self) -> frozenset[str]:
         """`path::qualname` of every Reply class whose classmethods build replies (`Reply.success(...)`): calls of
         those build a value, not a builder's terminal state."""
-        return frozenset(f"{b['path']}::{b['qualname']}" for b in self.inventory.builders if b["kind"] == "factory")
+        return frozenset(b.ident for b in self.inventory.builders if b.kind == "factory")
 
 
 @dataclass

@@ -36,8 +36,8 @@ def _make(tool):
         builders = ctx.instance_builders()
         if len(builders) < 2:
             return
-        primary = max(builders, key=lambda b: (b["calls"], -len(b["missing_methods"]), b["path"]))
+        primary = max(builders, key=lambda b: (b.calls, -len(b.missing_methods), b.path))
         for b in builders:
             if b is not primary:
-                yield self.finding(b["path"], b["line"], f"{b['qualname']} is a second builder beside "
-                                   f"{primary['qualname']} ({primary['path']}:{primary['line']})", key=b["qualname"])
+                yield self.finding(b.path, b.line, f"{b.qualname} is a second builder beside "
+                                   f"{primary.qualname} ({primary.path}:{primary.line})", key=b.qualname)

@@ -26,6 +26,6 @@ class ForbiddenMethodDefined(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for b in ctx.inventory.builders:
-            for method in b["forbidden_methods"]:
-                yield self.finding(b["path"], b["line"], f"{b['qualname']} defines forbidden method {method}() "
-                                   f"(use {ctx.profile.forbidden_methods[method]}())", key=f"{b['qualname']}.{method}")
+            for method in b.forbidden_methods:
+                yield self.finding(b.path, b.line, f"{b.qualname} defines forbidden method {method}() "
+                                   f"(use {ctx.profile.forbidden_methods[method]}())", key=f"{b.qualname}.{method}")

@@ -43,8 +43,8 @@ def f(path):
         ])]
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        defined = {f"{b['path']}::{b['qualname']}": set(b["methods"]) for b in ctx.inventory.builders}
-        names = {f"{b['path']}::{b['qualname']}": b["qualname"] for b in ctx.inventory.builders}
+        defined = {f"{b.path}::{b.qualname}": set(b.methods) for b in ctx.inventory.builders}
+        names = {f"{b.path}::{b.qualname}": b.qualname for b in ctx.inventory.builders}
         for c in ctx.inventory.calls:
             builder = c["builder"]
             if builder and c["method"] not in defined.get(builder, {c["method"]}) and not ctx.is_test(c["path"]):

@@ -26,6 +26,6 @@ class BuilderNotFrozen(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for b in ctx.instance_builders():
-            if not b["frozen_after_terminal"]:
-                yield self.finding(b["path"], b["line"], f"{b['qualname']} does not freeze after a terminal reply",
-                                   key=b["qualname"])
+            if not b.frozen_after_terminal:
+                yield self.finding(b.path, b.line, f"{b.qualname} does not freeze after a terminal reply",
+                                   key=b.qualname)

@@ -38,8 +38,8 @@ class BuilderNoLayerValidation(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for b in ctx.instance_builders():
-            if not b["validates_layer"]:
-                why = f": {b['type_ignored_by']} is passed the reply type and never reads it" \
-                    if b.get("type_ignored_by") else ""
-                yield self.finding(b["path"], b["line"], f"{b['qualname']} does not validate layer ownership{why}",
-                                   key=b["qualname"])
+            if not b.validates_layer:
+                why = f": {b.type_ignored_by} is passed the reply type and never reads it" \
+                    if b.type_ignored_by else ""
+                yield self.finding(b.path, b.line, f"{b.qualname} does not validate layer ownership{why}",
+                                   key=b.qualname)
