@@ -30,7 +30,7 @@ def _found(evaluation) -> list[tuple[str, str, int, str]]:
 
 def test_function_builders_with_code_by_keyword_position_or_absent():
     result, ev = _scan("function_builders")
-    calls = [(c["method"], c["line"], c["type"], c["code"], c["has_code"]) for c in result.inventory.calls]
+    calls = [(c.method, c.line, c.type, c.code, c.has_code) for c in result.inventory.calls]
     assert calls == [
         ("error_response", 9, "E", "INVALID_QUERY", True),     # keyword, a registry constant
         ("error_response", 11, "E", "INVALID_QUERY", True),    # positional
@@ -54,7 +54,7 @@ def test_codes_as_enum_members_and_literal_aliases():
         "ErrorCode": ("enum", "canonical", ["not_found", "invalid_input", "rate_limited"]),
         "ToolErrorName": ("literal", "canonical", ["quota_exceeded", "auth_required"]),
     }
-    assert [(c["line"], c["code"]) for c in result.inventory.calls] == [
+    assert [(c.line, c.code) for c in result.inventory.calls] == [
         (7, "invalid_input"), (9, "not_found"), (11, None), (13, "auth_required"), (15, "server_error"), (16, None)]
     assert _found(ev) == [
         ("RA501", ".pre-commit-config.yaml", 0, "no pre-commit configuration, so no reply-code guard"),
@@ -75,7 +75,7 @@ def test_handlers_by_any_decorator_or_a_dispatch_table():
 
 def test_envelope_classes_are_replies_and_success_error_dicts_are_legacy():
     result, ev = _scan("envelope_class")
-    assert [(c["method"], c["line"], c["type"], c["code"]) for c in result.inventory.calls] == [
+    assert [(c.method, c.line, c.type, c.code) for c in result.inventory.calls] == [
         ("ToolResponse", 7, "E", None), ("ToolResponse", 9, "E", "E-001"), ("ToolResponse", 11, "E", "E-404"),
         ("ToolResponse", 14, "S", None)]
     assert result.inventory.handlers[0]["returns_by_kind"] == {"builder": 4, "dict": 1}
@@ -409,7 +409,7 @@ def test_plain_constants_with_per_method_code_places_and_codes_only_at_code_posi
     result, ev = _scan("plain_constants")
     assert [(r.name, r.role, r.names) for r in result.inventory.registries] == [
         ("ErrorCodes", "canonical", ["INVALID_ARGUMENT", "NOT_FOUND", "UPSTREAM_DOWN"])]
-    assert [[c["path"], str(c["line"]), c["method"], c["code"] or ""] for c in result.inventory.calls] == [
+    assert [[c.path, str(c.line), c.method, c.code or ""] for c in result.inventory.calls] == [
         [p, line, method, code.split(" ")[0] if not code.startswith("(") else ""]
         for p, line, method, code in _expected_table("plain_constants", "Reply calls")]
     assert [[f.path, str(f.line), f.rule] for f in ev.findings] == [
@@ -439,8 +439,8 @@ def test_handlers_by_name_pattern_and_by_an_if_elif_or_match_dispatch_on_the_too
 
 def test_helpers_that_set_their_own_code_an_error_kept_in_a_variable_and_a_string_returned():
     result, ev = _scan("error_helpers")
-    calls = [[str(c["line"]), c["method"], c["code"] or "", c["type"]] for c in result.inventory.calls
-             if c["path"] == "server.py"]
+    calls = [[str(c.line), c.method, c.code or "", c.type] for c in result.inventory.calls
+             if c.path == "server.py"]
     assert calls == _expected_table("error_helpers", "Reply calls")
     assert [[f.path, str(f.line), f.rule] for f in ev.findings] == _expected_table("error_helpers", "Findings")
     assert ("RA306", "server.py", 21, "handler delete_user returns a string, not a reply") in _found(ev)
@@ -539,7 +539,7 @@ def test_class_and_function_names_may_be_globs(tmp_path):
                           '[tool.reply-audit.builder]\ncode-required = ["E"]\n'
                           '[tool.reply-audit.handlers]\nsafety-decorator = ""\n'})
     result = scan(tmp_path / "a", load_profile(None, tmp_path / "a"))
-    assert [(c["method"], c["line"], c["type"]) for c in result.inventory.calls] == [
+    assert [(c.method, c.line, c.type) for c in result.inventory.calls] == [
         ("ToolResponse", 4, "E"), ("SearchResponse", 5, "S")]
     assert [(f.rule, f.line) for f in evaluate(result).findings] == [("RA501", 0), ("RA311", 4)]
     write_tree(tmp_path / "b", {

@@ -68,7 +68,7 @@ def test_builder_calls_match_the_hand_count(result):
         for r in _rows("Builder calls", 10)
     )
     assert len(expected) == 34
-    got = sorted((c["path"], c["line"], c["method"], c["code"], c["returned"], c["except_kind"], c["in_builder"])
+    got = sorted((c.path, c.line, c.method, c.code, c.returned, c.except_kind, c.in_builder)
                  for c in result.inventory.calls)
     assert got == expected
 

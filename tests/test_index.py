@@ -134,7 +134,7 @@ def test_every_legacy_class(tree):
 
 def test_builder_resolution_through_imports_and_factories(tree):
     inv = scan(tree, load_profile("canonical")).inventory
-    assert [(c["path"], c["line"], c["builder"], c["method"], c["code"]) for c in inv.calls] == [
+    assert [(c.path, c.line, c.builder, c.method, c.code) for c in inv.calls] == [
         ("pkg/server.py", 12, "pkg/safety.py::ReplyBuilder", "invalid", "WA-RES-I-001"),
         ("pkg/server.py", 13, "pkg/safety.py::ReplyBuilder", "success", "WA-WRITE-S-001"),
     ]
@@ -204,7 +204,7 @@ def test_receiver_names_survive_unhelpful_annotations(tmp_path):
         def other(log: Logger):
             log.error("WA-RES-E-001")
     '''}).inventory
-    assert [(c["line"], c["receiver"], c["builder"], c["method"]) for c in inv.calls] == [(5, "rb", None, "denied")]
+    assert [(c.line, c.receiver, c.builder, c.method) for c in inv.calls] == [(5, "rb", None, "denied")]
 
 
 def test_a_registry_a_package_init_imports_is_loaded_by_every_import_of_that_package(tmp_path):

@@ -624,7 +624,7 @@ def test_old_mac_line_endings_are_scanned_and_never_altered(tmp_path):
     source = b'def f(rb: ReplyBuilder):\r    x = 1\r    return rb.info("WA-READ-S-001", {})  # reply-audit: ignore\r'
     (tmp_path / "server.py").write_bytes(source)
     result = scan(tmp_path, load_profile(None, tmp_path))
-    assert [(c["line"], c["method"]) for c in result.inventory.calls if c["path"] == "server.py"] == [(3, "info")]
+    assert [(c.line, c.method) for c in result.inventory.calls if c.path == "server.py"] == [(3, "info")]
     assert {(f.rule, f.line) for f in evaluate(result).suppressed} >= {("RA203", 3)}
     (tmp_path / "server.py").write_bytes(source.replace(b"  # reply-audit: ignore", b""))
     assert [f.fixable for f in evaluate(scan(tmp_path, load_profile(None, tmp_path))).findings

@@ -1380,8 +1380,8 @@ def test_a_rewrite_that_leaves_its_finding_is_refused_not_reported_as_done(tmp_p
 
         def plan(self, finding, ctx):
             call = finding.subject
-            return KeepsTheCall(codemod=self.name, path=call["path"], spans=[span_of(call)],
-                                description="does nothing useful", method=call["method"])
+            return KeepsTheCall(codemod=self.name, path=call.path, spans=[span_of(call)],
+                                description="does nothing useful", method=call.method)
 
     root = write_tree(tmp_path, {"builder.py": BUILDER, "codes.py": CODES,
                                  "server.py": 'def f(rb: ReplyBuilder):\n    return rb.info("WA-READ-S-001", {})\n'})

@@ -162,15 +162,15 @@ def _tallies(ctx: RuleContext, evaluation: Evaluation) -> dict[str, Callable[[],
     no_type = "" if "type" in groups else "the code pattern names no type: a code says nothing of its reply's type"
     typed = canonical if "type" in groups else []
     terminal = TerminalNotReturned.judged(ctx)
-    coded = [c for c in calls if c["code"] and profile.is_code(c["code"])]
-    registered = [c for c in coded if c["code"] in inv.canonical_codes]
+    coded = [c for c in calls if c.code and profile.is_code(c.code)]
+    registered = [c for c in coded if c.code in inv.canonical_codes]
     handlers = [h for h in inv.handlers if not ctx.is_test(h["path"])]
     returns = [(h, r) for h in handlers for r in h["returns"]]
     raw = {(f.path, f.line) for f in evaluation.findings if f.rule == "RA306"}
     opaque = [r for h, r in returns if r["kind"] in ("other", "none") and (h["path"], r["line"]) not in raw]
     code_findings = {(f.path, f.line) for f in evaluation.findings if f.rule in ("RA301", "RA311", "RA108")}
-    unresolved = [c for c in calls if c.get("has_code", True) and not c["code"]
-                  and (c["path"], c["line"]) not in code_findings]
+    unresolved = [c for c in calls if c.has_code and not c.code
+                  and (c.path, c.line) not in code_findings]
     literals = [c for c in inv.code_literals if not ctx.is_test(c.path)]
     safety = profile.safety_decorator
     envelope_fields = len(profile.envelope_fields)
@@ -192,7 +192,7 @@ def _tallies(ctx: RuleContext, evaluation: Evaluation) -> dict[str, Callable[[],
                                               na=no_registry),
         "registered-codes": lambda: Tally(len(calls), unknown=len(unresolved), na=no_registry),
         "method-matches-type": lambda: Tally(len(registered), na=no_type or no_registry),
-        "except-error": lambda: Tally(sum(1 for c in calls if c["in_except"])),
+        "except-error": lambda: Tally(sum(1 for c in calls if c.in_except)),
         "empty-success": lambda: Tally(sum(1 for c in calls if profile.call_type(c) == "I")),
         "envelope-shape": lambda: Tally(envelope_fields * len(inv.envelopes),
                                         na="" if inv.envelopes else "no envelope class found"),

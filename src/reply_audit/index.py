@@ -19,6 +19,7 @@ from .facts.model import BuilderFact, FileFacts, MappingFact, RegistryFact
 from .profile import Profile
 from .records import (
     Builder,
+    Call,
     CodeLiteral,
     Duplicate,
     Envelope,
@@ -108,7 +109,7 @@ class Inventory:
     legacy_codes: list[LegacyCode] = field(default_factory=list)
     mapping_keys_not_legacy: list[KeyNotLegacy] = field(default_factory=list)
     builders: list[Builder] = field(default_factory=list)
-    calls: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
     handlers: list[dict[str, Any]] = field(default_factory=list)
     registrations: list[Registration] = field(default_factory=list)  # register calls / dispatch tables
     code_literals: list[CodeLiteral] = field(default_factory=list)
@@ -485,20 +486,15 @@ class IndexBuilder:
                     continue
                 kept[i] = True
                 code = call.code or (self.resolve_ref(call.code_ref) if call.code_ref else None)
-                inv.calls.append({
-                    "path": f.path, "line": call.line, "col": call.col,
-                    "end_line": call.end_line, "end_col": call.end_col,
-                    "builder": f"{found[0]}::{found[1].qualname}" if found else None,
-                    "receiver": call.receiver, "method": call.method, "code": code,
-                    "code_ref": call.code_ref, "returned": call.returned, "in_except": call.in_except,
-                    "except_kind": call.except_kind, "except_line": call.except_line, "function": call.function,
-                    "in_builder": call.in_builder,
-                    "guards": list(call.guards), "message": call.message,
-                    "guard_on_params": call.guard_on_params, "cites_params": call.cites_params, "bare": call.bare,
-                "followed": call.followed,
-                    "in_generator": call.in_generator, "type": call.reply_type, "has_code": call.has_code,
-                    "binding_kind": call.binding_kind, "unused": call.unused,
-                })
+                inv.calls.append(Call(
+                    path=f.path, line=call.line, col=call.col, end_line=call.end_line, end_col=call.end_col,
+                    builder=f"{found[0]}::{found[1].qualname}" if found else None, receiver=call.receiver,
+                    method=call.method, code=code, code_ref=call.code_ref, returned=call.returned,
+                    in_except=call.in_except, except_kind=call.except_kind, except_line=call.except_line,
+                    function=call.function, in_builder=call.in_builder, guards=list(call.guards),
+                    message=call.message, guard_on_params=call.guard_on_params, cites_params=call.cites_params,
+                    bare=call.bare, followed=call.followed, in_generator=call.in_generator, type=call.reply_type,
+                    has_code=call.has_code, binding_kind=call.binding_kind, unused=call.unused))
             for h in f.handlers:
                 registered = registered_at.get((f.path, h.qualname), [])
                 if h.candidate and not registered:
@@ -538,7 +534,7 @@ class IndexBuilder:
                     validates_format=b.validates_format, validates_layer=b.validates_layer,
                     type_ignored_by=b.type_ignored_by, frozen_after_terminal=b.frozen_after_terminal,
                     instantiated_at=[Place(path=p, line=n) for p, n in sorted(instantiated.get(ident, ()))],
-                    calls=sum(1 for c in inv.calls if c["builder"] == ident)))
+                    calls=sum(1 for c in inv.calls if c.builder == ident)))
 
     def _envelopes(self, inv: Inventory) -> None:
         """The wire shape of each Reply class: its serializer's keys, nested serializers flattened (a.b)."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .profile import Profile
+from .records import Call
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 NOTHING = ("", "none", "no", "0", "n/a", "null", "-")   # what "Error: none" says after its prefix
@@ -243,16 +244,18 @@ def classify_dict(ret: dict[str, Any], function: str, profile: Profile) -> Verdi
 # ---------------------------------------------------------------------------
 # evidence shared with the scan
 # ---------------------------------------------------------------------------
-def input_evidence(site: dict[str, Any], profile: Profile, code_area: str | None = None) -> str | None:
+def input_evidence(site: Call | dict[str, Any], profile: Profile, code_area: str | None = None) -> str | None:
     """Why a failure is the caller's bad input (Invalid is right), or None: the test that led to it reads a
     parameter (and is not a dispatch on it, `command == "status"`), its message quotes a parameter, or its
     code's AREA answers the caller's mistakes."""
-    guards = site.get("guards") or []
-    # a return knows how its test reads the parameters; a builder call only whether it reads one
-    direct = site["guard_reads"] == "direct" if "guard_reads" in site else site.get("guard_on_params")
+    if isinstance(site, Call):   # a builder call knows only whether its test reads a parameter
+        guards, direct, cites = site.guards, site.guard_on_params, site.cites_params
+    else:                        # a return knows how its test reads them
+        guards, cites = site.get("guards") or [], bool(site.get("cites_params"))
+        direct = site["guard_reads"] == "direct" if "guard_reads" in site else bool(site.get("guard_on_params"))
     if direct and not (guards and DISPATCH.search(guards[-1])):
         return "the test before it reads a parameter"
-    if site.get("cites_params"):
+    if cites:
         return "its message quotes a parameter"
     if code_area and code_area in set(_classify(profile, "input_areas")):
         return f"its code's area {code_area} answers the caller's mistakes (input_areas)"

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UserError
+from .records import Call
 
 BUILTIN_PACKAGE = "reply_audit.profiles"
 DEFAULT_PROFILE = "canonical"
@@ -412,10 +413,10 @@ class Profile:
         target = self.forbidden_methods.get(method)
         return self.builder_methods.get(target) if target else None
 
-    def call_type(self, call: dict[str, Any]) -> str | None:
+    def call_type(self, call: Call) -> str | None:
         """The TYPE letter a reply call site builds: its own (function builders with a type keyword) or its
         method's."""
-        return call.get("type") or self.method_type(call["method"])
+        return call.type or self.method_type(call.method)
 
     def builder_list(self, key: str) -> list[str]:
         value = self.section("builder").get(key, [])

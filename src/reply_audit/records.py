@@ -272,3 +272,36 @@ class Builder:
     @property
     def ident(self) -> str:
         return f"{self.path}::{self.qualname}"
+
+
+@dataclass(frozen=True)
+class Call:
+    """A reply builder call (`rb.invalid(code, ...)`) or a reply function call, and what surrounds it."""
+
+    path: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    builder: str | None          # `path::qualname` of the builder class it resolves to
+    receiver: str                # as written: `rb`, `self.rb`, "" for a reply function
+    method: str
+    code: str | None             # the code literal, or the one a registry reference names
+    code_ref: str | None         # `Codes.X` when the code is a reference
+    returned: bool               # the call is the returned value itself
+    in_except: bool
+    except_kind: str | None      # bare | broad | narrow
+    except_line: int | None      # the line of the enclosing `except` clause
+    function: str | None         # the enclosing function's qualname
+    in_builder: bool             # made inside a builder class (a builder delegating to Reply)
+    guards: list[str]            # tests of the enclosing ifs, outermost first
+    message: str | None          # a literal `message=` argument
+    guard_on_params: bool        # the innermost test reads a parameter of the function
+    cites_params: bool           # an f-string argument interpolates a parameter
+    bare: bool                   # the call is a whole expression statement (its value is dropped)
+    followed: bool               # ... and more statements follow it in its block
+    in_generator: bool           # ... in a function that yields
+    type: str | None             # function builders: the TYPE letter the call itself decides
+    has_code: bool               # a code argument is present
+    binding_kind: str            # assign | annotation | class | self_attr | name | function
+    unused: bool                 # bound to a name its function never reads

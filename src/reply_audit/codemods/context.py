@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from ..facts.model import BuilderFact, FileFacts, HandlerFact, WrapperFact
-from ..records import Builder, CodeLiteral, LegacyCode
+from ..records import Builder, Call, CodeLiteral, LegacyCode
 from ..scan import ScanResult
 from .decisions import DecisionsFile
 from .ftypes import Skip
@@ -57,28 +57,28 @@ class PlanContext:
             out[(lit.path, lit.line)].append(lit)
         return out
 
-    def literal_in_call(self, call: dict[str, Any], code: str) -> CodeLiteral | None:
+    def literal_in_call(self, call: Call, code: str) -> CodeLiteral | None:
         """The literal CODE among the arguments of CALL (the first one, in source order)."""
-        for line in range(call["line"], call["end_line"] + 1):
-            for lit in self._literals_by_line.get((call["path"], line), []):
-                if lit.code == code and (lit.line, lit.col) > (call["line"], call["col"]) \
-                        and (lit.end_line, lit.end_col) <= (call["end_line"], call["end_col"]):
+        for line in range(call.line, call.end_line + 1):
+            for lit in self._literals_by_line.get((call.path, line), []):
+                if lit.code == code and (lit.line, lit.col) > (call.line, call.col) \
+                        and (lit.end_line, lit.end_col) <= (call.end_line, call.end_col):
                     return lit
         return None
 
     @cached_property
-    def _calls_by_path(self) -> dict[str, list[dict[str, Any]]]:
-        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    def _calls_by_path(self) -> dict[str, list[Call]]:
+        out: dict[str, list[Call]] = defaultdict(list)
         for call in self.inventory.calls:
-            out[call["path"]].append(call)
+            out[call.path].append(call)
         return out
 
-    def call_with_literal(self, lit: CodeLiteral) -> dict[str, Any] | None:
+    def call_with_literal(self, lit: CodeLiteral) -> Call | None:
         """The innermost builder call whose code argument is the literal LIT."""
         inside = [c for c in self._calls_by_path.get(lit.path, [])
-                  if c["code"] == lit.code and (c["line"], c["col"]) < (lit.line, lit.col)
-                  and (lit.end_line, lit.end_col) <= (c["end_line"], c["end_col"])]
-        return max(inside, key=lambda c: (c["line"], c["col"]), default=None)
+                  if c.code == lit.code and (c.line, c.col) < (lit.line, lit.col)
+                  and (lit.end_line, lit.end_col) <= (c.end_line, c.end_col)]
+        return max(inside, key=lambda c: (c.line, c.col), default=None)
 
     @cached_property
     def _attrs(self) -> dict[tuple[str, str], str]:
@@ -107,9 +107,9 @@ class PlanContext:
     def builders(self) -> dict[str, Builder]:
         return {b.ident: b for b in self.inventory.builders}
 
-    def builder_has(self, call: dict[str, Any], method: str) -> bool:
+    def builder_has(self, call: Call, method: str) -> bool:
         """Does the builder CALL resolves to define METHOD? (True when it is not resolved.)"""
-        builder = self.builders.get(call["builder"] or "")
+        builder = self.builders.get(call.builder or "")
         return builder is None or method in builder.methods
 
     @cached_property
@@ -211,11 +211,11 @@ class PlanContext:
         from .code_choice import CodeIndex
 
         marked = {(m.path, m.line) for m in self.inventory.markers}   # a default a human has yet to review
-        uses = [(c["code"], c["path"], (c["function"] or "").rsplit(".", 1)[-1], c.get("message") or "")
+        uses = [(c.code, c.path, (c.function or "").rsplit(".", 1)[-1], c.message or "")
                 for c in self.inventory.calls
-                if c["code"] and c["code"] in self.canonical and not c.get("in_builder")
-                and c["path"] not in self.inventory.test_files
-                and not any((c["path"], n) in marked for n in range(c["line"], c["end_line"] + 1))]
+                if c.code and c.code in self.canonical and not c.in_builder
+                and c.path not in self.inventory.test_files
+                and not any((c.path, n) in marked for n in range(c.line, c.end_line + 1))]
         stop = frozenset(w.lower() for w in self.profile.section("migrate").get("codes", {}).get("stop_words", []))
         return CodeIndex.build(self.code_texts, uses, stop)
 

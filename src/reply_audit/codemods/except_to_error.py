@@ -58,14 +58,14 @@ def notes_write(rb: ReplyBuilder, store, path, text):
         if not ctx.registered(code):
             return Skip(f"{code} ([migrate.except-to-error] code) is not in the canonical registry")
         if not ctx.builder_has(call, method):
-            return Skip(f"{call['builder']} has no {method}()")
-        if profile.method_code_argument(call["method"]) != profile.method_code_argument(method):
-            return Skip(f"{call['method']}() and {method}() take their code at different places ([builder.methods]): "
+            return Skip(f"{call.builder} has no {method}()")
+        if profile.method_code_argument(call.method) != profile.method_code_argument(method):
+            return Skip(f"{call.method}() and {method}() take their code at different places ([builder.methods]): "
                         "rename it by hand")
         return RewriteCall(
-            codemod=self.name, path=call["path"], spans=[span_of(call)],
-            description=f"{call['receiver']}.{call['method']}({call['code'] or call['code_ref']}) -> {method}({code})",
-            method=call["method"], new_method=method, old_code=call["code"], new_code=code,
-            code_keyword=profile.method_code_argument(call["method"])[0],
-            code_position=profile.method_code_argument(call["method"])[1],
-            code_expression=ctx.code_expression(call["code_ref"], code))
+            codemod=self.name, path=call.path, spans=[span_of(call)],
+            description=f"{call.receiver}.{call.method}({call.code or call.code_ref}) -> {method}({code})",
+            method=call.method, new_method=method, old_code=call.code, new_code=code,
+            code_keyword=profile.method_code_argument(call.method)[0],
+            code_position=profile.method_code_argument(call.method)[1],
+            code_expression=ctx.code_expression(call.code_ref, code))

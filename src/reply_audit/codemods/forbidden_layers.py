@@ -73,8 +73,8 @@ def notes_hide(rb: ReplyBuilder, path):
             return ReplaceCode(codemod=self.name, path=mapping.path, spans=[(line, col, end_line, end_col)],
                                description=f"{entry.canonical} -> {target}", old=entry.canonical, new=target)
         if finding.rule == "RA301":
-            lit = ctx.literal_in_call(subject, subject["code"]) if subject["code"] else None
-            if lit is None or self.target(subject["code"], ctx) is None:
+            lit = ctx.literal_in_call(subject, subject.code) if subject.code else None
+            if lit is None or self.target(subject.code, ctx) is None:
                 return None
         else:
             lit = subject

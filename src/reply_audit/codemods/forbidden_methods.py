@@ -56,29 +56,29 @@ def notes_list(rb: ReplyBuilder, notes):
 
     def plan(self, finding, ctx):
         call = finding.subject
-        new_method = ctx.profile.forbidden_methods.get(call["method"])
+        new_method = ctx.profile.forbidden_methods.get(call.method)
         if new_method is None:
             return None
         if not ctx.builder_has(call, new_method):
-            return Skip(f"{call['builder']} has no {new_method}(): kill the shadow builder first")
-        new_code = call["code"]
+            return Skip(f"{call.builder} has no {new_method}(): kill the shadow builder first")
+        new_code = call.code
         note = ""
         letter = ctx.profile.builder_methods.get(new_method)
-        parts = ctx.profile.parse_code(call["code"]) if call["code"] else None
+        parts = ctx.profile.parse_code(call.code) if call.code else None
         if parts and letter and parts.type != letter and parts.type in ctx.profile.type_letters:
             candidate = f"{parts.layer}-{parts.area}-{letter}-{parts.number:03d}"
             if candidate in ctx.canonical:
                 new_code = candidate
             else:
-                note = f" (code {call['code']} kept: {candidate} is not registered)"
+                note = f" (code {call.code} kept: {candidate} is not registered)"
         profile = ctx.profile
-        if profile.method_code_argument(call["method"]) != profile.method_code_argument(new_method):
-            return Skip(f"{call['method']}() and {new_method}() take their code at different places "
+        if profile.method_code_argument(call.method) != profile.method_code_argument(new_method):
+            return Skip(f"{call.method}() and {new_method}() take their code at different places "
                         "([builder.methods]): rename it by hand")
         return RewriteCall(
-            codemod=self.name, path=call["path"], spans=[span_of(call)],
-            description=f"{call['receiver']}.{call['method']}() -> {new_method}()"
-                        + (f", {call['code']} -> {new_code}" if new_code != call["code"] else note),
-            method=call["method"], new_method=new_method, old_code=call["code"], new_code=new_code,
-            code_keyword=profile.method_code_argument(call["method"])[0],
-            code_position=profile.method_code_argument(call["method"])[1])
+            codemod=self.name, path=call.path, spans=[span_of(call)],
+            description=f"{call.receiver}.{call.method}() -> {new_method}()"
+                        + (f", {call.code} -> {new_code}" if new_code != call.code else note),
+            method=call.method, new_method=new_method, old_code=call.code, new_code=new_code,
+            code_keyword=profile.method_code_argument(call.method)[0],
+            code_position=profile.method_code_argument(call.method)[1])

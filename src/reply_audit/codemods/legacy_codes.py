@@ -79,7 +79,7 @@ def notes_read(rb: ReplyBuilder, path):
             wanted = ctx.profile.call_type(call)
             parts = ctx.profile.parse_code(target)
             if wanted and parts and parts.type != wanted:
-                return Skip(f"{lit.code} maps to {target} ({parts.type}), but {call['receiver']}."
-                            f"{call['method']}() builds {wanted}")
+                return Skip(f"{lit.code} maps to {target} ({parts.type}), but {call.receiver}."
+                            f"{call.method}() builds {wanted}")
         return ReplaceCode(codemod=self.name, path=lit.path, spans=[span_of(lit)],
                            description=f"{lit.code} -> {target}", old=lit.code, new=target)

@@ -65,14 +65,14 @@ def notes_write(rb: ReplyBuilder, store, path, text):
 
     def plan(self, finding, ctx):
         call = finding.subject
-        if not call["bare"]:
-            return Skip(f"the {call['method']}() reply is stored or passed on, not dropped: return it by hand")
-        if call["followed"]:
+        if not call.bare:
+            return Skip(f"the {call.method}() reply is stored or passed on, not dropped: return it by hand")
+        if call.followed:
             return Skip("statements follow it in its block: returning here would skip them; decide by hand")
-        if call.get("in_generator"):
+        if call.in_generator:
             return Skip("the function is a generator: a returned reply would end the iteration unseen")
-        function = call["function"]
+        function = call.function
         if not function or function.rsplit(".", 1)[-1] == "__init__":
             return Skip("not inside a function that may return a reply")
-        return ReturnCall(codemod=self.name, path=call["path"], spans=[span_of(call)],
-                          description=f"return {call['receiver']}.{call['method']}(...)")
+        return ReturnCall(codemod=self.name, path=call.path, spans=[span_of(call)],
+                          description=f"return {call.receiver}.{call.method}(...)")

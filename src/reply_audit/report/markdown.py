@@ -137,11 +137,11 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
         blocks: dict[str, dict[int, bool]] = defaultdict(dict)   # path -> except line -> non-compliant
         built: dict[str, int] = defaultdict(int)
         for c in calls:
-            if c["in_except"]:
+            if c.in_except:
                 bad = BroadExceptInvalid.applies(c, profile)
-                at = c.get("except_line") or c["line"]
-                blocks[c["path"]][at] = blocks[c["path"]].get(at, False) or bad
-                built[c["path"]] += 1
+                at = c.except_line or c.line
+                blocks[c.path][at] = blocks[c.path].get(at, False) or bad
+                built[c.path] += 1
         rows = [[f"`{p}`", len(b), built[p], sum(not v for v in b.values()), sum(b.values())]
                 for p, b in sorted(blocks.items())]
         if rows:
@@ -152,8 +152,8 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
         add("### 3.2 Return discipline\n")
         terminal: dict[str, list[int]] = defaultdict(lambda: [0, 0])
         for c in TerminalNotReturned.judged(ctx):
-            terminal[c["path"]][0] += 1
-            terminal[c["path"]][1] += c["returned"]
+            terminal[c.path][0] += 1
+            terminal[c.path][1] += c.returned
         add(_table([[f"`{p}`", n, ok, n - ok] for p, (n, ok) in sorted(terminal.items())] +
                    ([["**Total**", sum(v[0] for v in terminal.values()), sum(v[1] for v in terminal.values()),
                       sum(v[0] - v[1] for v in terminal.values())]] if terminal else []),
@@ -222,7 +222,7 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
     add("### Builder calls by file\n")
     counts: dict[str, Counter] = defaultdict(Counter)
     for c in calls:
-        counts[c["path"]][c["method"]] += 1
+        counts[c.path][c.method] += 1
     methods = sorted({m for row in counts.values() for m in row})
     add(_table([[f"`{p}`", *[row.get(m, 0) for m in methods], sum(row.values())] for p, row in sorted(counts.items())],
                ["File", *methods, "Total"]))

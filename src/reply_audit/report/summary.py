@@ -15,7 +15,7 @@ def summarize(inv: Inventory) -> dict[str, Any]:
     for r in inv.registries:
         defs_by_role[r.role] += r.definitions
     classes = Counter(c.cls for c in inv.legacy_codes)
-    methods = Counter(c["method"] for c in inv.calls if not c["in_builder"])
+    methods = Counter(c.method for c in inv.calls if not c.in_builder)
     returns: Counter[str] = Counter()
     for h in inv.handlers:
         returns.update(h["returns_by_kind"])
@@ -43,8 +43,8 @@ def summarize(inv: Inventory) -> dict[str, Any]:
         },
         "calls": {
             "total": sum(methods.values()),
-            "inside_builders": sum(1 for c in inv.calls if c["in_builder"]),
-            "unresolved": sum(1 for c in inv.calls if c["builder"] is None),
+            "inside_builders": sum(1 for c in inv.calls if c.in_builder),
+            "unresolved": sum(1 for c in inv.calls if c.builder is None),
             "by_method": dict(sorted(methods.items())),
         },
         "handlers": {"total": len(inv.handlers), "returns_by_kind": dict(sorted(returns.items()))},

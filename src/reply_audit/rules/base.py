@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..records import Builder, Registry
+from ..records import Builder, Call, Registry
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..index import Inventory
@@ -91,9 +91,9 @@ class RuleContext:
     def is_test(self, path: str) -> bool:
         return path in self.inventory.test_files
 
-    def non_test_calls(self) -> list[dict[str, Any]]:
+    def non_test_calls(self) -> list[Call]:
         """Builder calls in product code (not tests, not a builder delegating to Reply)."""
-        return [c for c in self.inventory.calls if not c["in_builder"] and not self.is_test(c["path"])]
+        return [c for c in self.inventory.calls if not c.in_builder and not self.is_test(c.path)]
 
     def active_registries(self) -> list[Registry]:
         return [r for r in self.inventory.registries if r.role in ("canonical", "legacy")]

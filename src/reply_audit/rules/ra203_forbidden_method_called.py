@@ -25,7 +25,7 @@ class ForbiddenMethodCalled(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         forbidden = ctx.profile.forbidden_methods
         for c in ctx.non_test_calls():
-            if c["method"] in forbidden:
-                yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() is forbidden; use "
-                                   f"{c['receiver']}.{forbidden[c['method']]}()", col=c["col"],
-                                   function=c["function"], key=f"{c['method']}:{c['code']}", subject=c)
+            if c.method in forbidden:
+                yield self.finding(c.path, c.line, f"{c.receiver}.{c.method}() is forbidden; use "
+                                   f"{c.receiver}.{forbidden[c.method]}()", col=c.col,
+                                   function=c.function, key=f"{c.method}:{c.code}", subject=c)

@@ -46,8 +46,8 @@ def f(path):
         defined = {f"{b.path}::{b.qualname}": set(b.methods) for b in ctx.inventory.builders}
         names = {f"{b.path}::{b.qualname}": b.qualname for b in ctx.inventory.builders}
         for c in ctx.inventory.calls:
-            builder = c["builder"]
-            if builder and c["method"] not in defined.get(builder, {c["method"]}) and not ctx.is_test(c["path"]):
-                yield self.finding(c["path"], c["line"], f"{names[builder]} has no {c['method']}(): this call "
-                                   "raises AttributeError", col=c["col"], function=c["function"],
-                                   key=f"{c['method']}:{c['code']}")
+            builder = c.builder
+            if builder and c.method not in defined.get(builder, {c.method}) and not ctx.is_test(c.path):
+                yield self.finding(c.path, c.line, f"{names[builder]} has no {c.method}(): this call "
+                                   "raises AttributeError", col=c.col, function=c.function,
+                                   key=f"{c.method}:{c.code}")

@@ -86,25 +86,25 @@ def g(rb: ReplyBuilder):
         attributes = _registry_attributes(ctx)
         members = ctx.profile.member_registries
         for c in ctx.non_test_calls():
-            code = c["code"]
-            if code is None and c["code_ref"]:
-                missing = _missing_attribute(c["code_ref"], attributes)
+            code = c.code
+            if code is None and c.code_ref:
+                missing = _missing_attribute(c.code_ref, attributes)
                 if missing:
                     owner, attr = missing
-                    yield self.finding(c["path"], c["line"], f"{c['code_ref']}: registry {owner} defines no {attr} "
-                                       "(an AttributeError at run time)", col=c["col"], function=c["function"],
-                                       key=f"{c['method']}:{c['code_ref']}", subject=c)
+                    yield self.finding(c.path, c.line, f"{c.code_ref}: registry {owner} defines no {attr} "
+                                       "(an AttributeError at run time)", col=c.col, function=c.function,
+                                       key=f"{c.method}:{c.code_ref}", subject=c)
                 continue
             if not code or not inv.canonical_codes or code in inv.canonical_codes or code in inv.legacy_code_set:
                 continue
             if members or ctx.profile.is_code(code):
                 where = f"a member of {', '.join(sorted(members))}" if members else "defined in the canonical registry"
-                yield self.finding(c["path"], c["line"], f"{code!r} is not {where}",
-                                   col=c["col"], function=c["function"], key=f"{c['method']}:{code}", subject=c)
+                yield self.finding(c.path, c.line, f"{code!r} is not {where}",
+                                   col=c.col, function=c.function, key=f"{c.method}:{code}", subject=c)
             elif _spelled_like_a_code(code):
-                yield self.finding(c["path"], c["line"], f"{code!r} is not a well-formed code (the profile's code "
-                                   "pattern) and no registry defines it", col=c["col"], function=c["function"],
-                                   key=f"{c['method']}:{code}", subject=c)
+                yield self.finding(c.path, c.line, f"{code!r} is not a well-formed code (the profile's code "
+                                   "pattern) and no registry defines it", col=c.col, function=c.function,
+                                   key=f"{c.method}:{code}", subject=c)
 
 
 def _registry_attributes(ctx: RuleContext) -> dict[str, set[str]]:

@@ -25,10 +25,10 @@ class MethodTypeMismatch(Rule):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for c in ctx.non_test_calls():
-            parts = ctx.profile.parse_code(c["code"]) if c["code"] else None
+            parts = ctx.profile.parse_code(c.code) if c.code else None
             expected = ctx.profile.call_type(c)
             if parts and parts.type is not None and expected and parts.type != expected:
-                what = f"{c['receiver']}.{c['method']}()" if c["receiver"] else f"{c['method']}()"
-                yield self.finding(c["path"], c["line"], f"{what} builds "
-                                   f"{expected} but {c['code']} is a {parts.type} code", col=c["col"],
-                                   function=c["function"], key=f"{c['method']}:{c['code']}")
+                what = f"{c.receiver}.{c.method}()" if c.receiver else f"{c.method}()"
+                yield self.finding(c.path, c.line, f"{what} builds "
+                                   f"{expected} but {c.code} is a {parts.type} code", col=c.col,
+                                   function=c.function, key=f"{c.method}:{c.code}")

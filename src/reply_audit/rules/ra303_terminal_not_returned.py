@@ -1,8 +1,8 @@
 """RA303: a terminal reply that is not returned immediately."""
 
 from collections.abc import Iterator
-from typing import Any
 
+from ..records import Call
 from ._snippets import tree
 from .base import Example, Finding, Rule, RuleContext
 
@@ -38,18 +38,18 @@ def f(rb: ReplyBuilder, path):
         ])]
 
     @staticmethod
-    def judged(ctx: RuleContext) -> list[dict[str, Any]]:
+    def judged(ctx: RuleContext) -> list[Call]:
         """The calls the rule judges, and the audit and the scorecard count: terminal replies built by a builder
         (a Reply classmethod builds a value; the builder's terminal state is not involved)."""
         terminal, factories = ctx.profile.terminal_types, ctx.factory_builders()
         return [c for c in ctx.non_test_calls()
-                if ctx.profile.call_type(c) in terminal and c["builder"] not in factories]
+                if ctx.profile.call_type(c) in terminal and c.builder not in factories]
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for c in self.judged(ctx):
-            if c.get("binding_kind") == "function" and not c["bare"] and not c.get("unused"):
+            if c.binding_kind == "function" and not c.bare and not c.unused:
                 continue  # a reply function's value kept or passed on (`err = error_response(...)`) is not lost
-            if not c["returned"]:
-                callee = f"{c['receiver']}.{c['method']}" if c["receiver"] else c["method"]
-                yield self.finding(c["path"], c["line"], f"terminal {callee}() is not returned", col=c["col"],
-                                   function=c["function"], key=f"{c['method']}:{c['code']}", subject=c)
+            if not c.returned:
+                callee = f"{c.receiver}.{c.method}" if c.receiver else c.method
+                yield self.finding(c.path, c.line, f"terminal {callee}() is not returned", col=c.col,
+                                   function=c.function, key=f"{c.method}:{c.code}", subject=c)

@@ -2,6 +2,8 @@
 
 from collections.abc import Iterator
 
+from ..profile import Profile
+from ..records import Call
 from ._snippets import tree
 from .base import Example, Finding, Rule, RuleContext
 
@@ -41,14 +43,14 @@ def f(rb: ReplyBuilder, d, k):
         ])]
 
     @staticmethod
-    def applies(call, profile) -> bool:
+    def applies(call: Call, profile: Profile) -> bool:
         """The rule's predicate, which the audit's except section counts by too: an Invalid built in an except
         that catches everything (`except Exception`, `except BaseException`, a bare `except`)."""
-        return call["except_kind"] in ("broad", "bare") and profile.call_type(call) == "I"
+        return call.except_kind in ("broad", "bare") and profile.call_type(call) == "I"
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for c in ctx.non_test_calls():
             if self.applies(c, ctx.profile):
-                yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() inside a "
-                                   f"{c['except_kind']} except: a system failure must be an Error", col=c["col"],
-                                   function=c["function"], key=f"{c['method']}:{c['code']}", subject=c)
+                yield self.finding(c.path, c.line, f"{c.receiver}.{c.method}() inside a "
+                                   f"{c.except_kind} except: a system failure must be an Error", col=c.col,
+                                   function=c.function, key=f"{c.method}:{c.code}", subject=c)

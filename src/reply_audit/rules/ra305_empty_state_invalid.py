@@ -101,15 +101,15 @@ def contract(rb: ReplyBuilder, command):
         for c in ctx.non_test_calls():
             if profile.call_type(c) != "I":
                 continue
-            parts = profile.parse_code(c["code"]) if c["code"] else None
+            parts = profile.parse_code(c.code) if c.code else None
             if input_evidence(c, profile, parts.area if parts else None):
                 continue   # the caller's mistake: Invalid is right, and migrate would write it too
-            function = c["function"] or ""
-            guards = c.get("guards") or []
-            signal = empty_state(function, guards, c.get("message"), profile)
+            function = c.function or ""
+            guards = c.guards or []
+            signal = empty_state(function, guards, c.message, profile)
             if signal is None:
                 continue
-            yield self.finding(c["path"], c["line"], f"{c['receiver']}.{c['method']}() for an empty state "
+            yield self.finding(c.path, c.line, f"{c.receiver}.{c.method}() for an empty state "
                                f"({signal}): an empty result is a Success",
-                               col=c["col"], function=c["function"], key=f"{c['method']}:{c['code']}",
+                               col=c.col, function=c.function, key=f"{c.method}:{c.code}",
                                confidence=empty_state_confidence(signal, function, guards))

@@ -3,6 +3,7 @@
 from collections.abc import Iterator
 
 from ..directives import DEFAULT_CODE
+from ..records import Call
 from ._snippets import tree
 from .base import Example, Finding, Rule, RuleContext
 
@@ -32,17 +33,17 @@ def f(rb: ReplyBuilder):
         ])]
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
-        calls: dict[tuple[str, int], dict] = {}
+        calls: dict[tuple[str, int], Call] = {}
         for c in ctx.inventory.calls:
-            for line in {c["line"], c["end_line"]}:
-                calls.setdefault((c["path"], line), c)
+            for line in {c.line, c.end_line}:
+                calls.setdefault((c.path, line), c)
         for m in ctx.inventory.markers:
             if m.marker != DEFAULT_CODE or ctx.is_test(m.path):
                 continue
             call = calls.get((m.path, m.line))
-            callee = (f"{call['receiver']}.{call['method']}" if call['receiver'] else call['method']) if call else ""
-            what = f"{callee}({call['code']!r})" if call else "this reply"
+            callee = (f"{call.receiver}.{call.method}" if call.receiver else call.method) if call else ""
+            what = f"{callee}({call.code!r})" if call else "this reply"
             yield self.finding(m.path, m.line, f"{what}: the code is a migration default; pick the "
                                "specific registry code and delete the marker",
-                               function=call["function"] if call else None,
-                               key=f"{call['method']}:{call['code']}" if call else "", subject=m)
+                               function=call.function if call else None,
+                               key=f"{call.method}:{call.code}" if call else "", subject=m)

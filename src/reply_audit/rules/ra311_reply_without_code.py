@@ -34,8 +34,8 @@ def f(rb: ReplyBuilder):
         required = ctx.profile.code_required_types
         for c in ctx.non_test_calls():
             letter = ctx.profile.call_type(c)
-            if c.get("has_code", True) or letter not in required:
+            if c.has_code or letter not in required:
                 continue
-            what = f"{c['receiver']}.{c['method']}()" if c["receiver"] else f"{c['method']}()"
-            yield self.finding(c["path"], c["line"], f"{what} builds a reply without a code", col=c["col"],
-                               function=c["function"], key=c["method"], subject=c)
+            what = f"{c.receiver}.{c.method}()" if c.receiver else f"{c.method}()"
+            yield self.finding(c.path, c.line, f"{what} builds a reply without a code", col=c.col,
+                               function=c.function, key=c.method, subject=c)
