@@ -44,7 +44,7 @@ def test_function_builders_with_code_by_keyword_position_or_absent():
         ("RA301", "server.py", 15, "'UPSTREAM_GONE' is not defined in the canonical registry"),
     ]
     handler = result.inventory.handlers[0]
-    assert handler["returns_by_kind"] == {"builder": 5}
+    assert handler.returns_by_kind == {"builder": 5}
 
 
 def test_codes_as_enum_members_and_literal_aliases():
@@ -65,7 +65,7 @@ def test_codes_as_enum_members_and_literal_aliases():
 
 def test_handlers_by_any_decorator_or_a_dispatch_table():
     result, ev = _scan("decorators_and_dispatch")
-    assert [(h["name"], h["decorators"]) for h in result.inventory.handlers] == [
+    assert [(h.name, h.decorators) for h in result.inventory.handlers] == [
         ("a", ["server.tool"]), ("b", ["mcp.tool"]), ("c", ["tool_handler"]), ("d", []), ("e", [])]
     assert [(r.name, r.target, r.via, r.kind, r.handler) for r in result.inventory.registrations] == [
         ("d", "d", "TOOLS", "table", "tools.py::d"), ("e", "e", "TOOLS", "table", "tools.py::e")]
@@ -78,7 +78,7 @@ def test_envelope_classes_are_replies_and_success_error_dicts_are_legacy():
     assert [(c.method, c.line, c.type, c.code) for c in result.inventory.calls] == [
         ("ToolResponse", 7, "E", None), ("ToolResponse", 9, "E", "E-001"), ("ToolResponse", 11, "E", "E-404"),
         ("ToolResponse", 14, "S", None)]
-    assert result.inventory.handlers[0]["returns_by_kind"] == {"builder": 4, "dict": 1}
+    assert result.inventory.handlers[0].returns_by_kind == {"builder": 4, "dict": 1}
     assert _found(ev) == [
         ("RA501", ".pre-commit-config.yaml", 0, "no pre-commit configuration, so no reply-code guard"),
         ("RA311", "server.py", 7, "ToolResponse() builds a reply without a code"),
@@ -108,7 +108,7 @@ def test_iar_registrations_resolve_through_imports_wrappers_and_self():
         ("forecast", "run_forecast", None),
     ]
     # the registry's own forwarding method and unregistered functions are no actions
-    assert sorted(h["qualname"] for h in result.inventory.handlers) == [
+    assert sorted(h.qualname for h in result.inventory.handlers) == [
         "WorkflowEngine.for_each", "calculate", "display_output", "fetch_url", "read_file", "save_file",
         "search_web", "summarize"]
 
@@ -332,7 +332,7 @@ def test_spreads_and_values_assigned_on_two_paths_are_unknown_not_missing(tmp_pa
     from reply_audit.results import analyse
     from reply_audit.rules.base import RuleContext
 
-    verdicts = {r.handler["name"]: [c.verdict for c in r.returns]
+    verdicts = {r.handler.name: [c.verdict for c in r.returns]
                 for r in analyse(RuleContext(result.inventory, result.profile))}
     assert verdicts == {"spread": ["unknown"], "branch": ["unknown"]}
 
@@ -430,7 +430,7 @@ def test_a_bare_code_spelling_can_still_be_applied_everywhere():
 
 def test_handlers_by_name_pattern_and_by_an_if_elif_or_match_dispatch_on_the_tool_name():
     result, ev = _scan("name_dispatch")
-    assert [[h["name"], str(h["line"])] for h in result.inventory.handlers] == [
+    assert [[h.name, str(h.line)] for h in result.inventory.handlers] == [
         row[:2] for row in _expected_table("name_dispatch", "Handlers")]
     assert [[r.name, r.target, r.via] for r in result.inventory.registrations] == \
         _expected_table("name_dispatch", "Registrations")
@@ -496,7 +496,7 @@ def test_iar_key_aliases_and_helper_fills_holding_a_table(tmp_path, profile_text
     result = scan(tmp_path, load_profile(None, tmp_path))
     found = [(f.rule, f.line, f.message) for f in evaluate(result).findings if f.rule.startswith("RA60")]
     assert found == expected
-    shapes = {h["name"]: r["shape"] for h in result.inventory.handlers for r in h["returns"]}
+    shapes = {h.name: r.shape for h in result.inventory.handlers for r in h.returns}
     if profile_text:   # the alias renames the key; the table a helper fills is read key by key
         assert shapes["old_search"]["reflection.meta.source"] == ["str", "old"]
         assert shapes["new_search"]["reflection.meta.source"] == ["str", "engine"]
@@ -548,10 +548,15 @@ def test_class_and_function_names_may_be_globs(tmp_path):
                       'register_action("search", search)\nregister_action("fetch", fetch)\n',
         "pyproject.toml": '[tool.reply-audit]\nprofile = "iar"\n[tool.reply-audit.result]\nbuilders = ["make_*_result"]\n'})
     from reply_audit.profile import load_profile as load
+    from reply_audit.records import Return
     from reply_audit.results import ResultJudge
 
     judge = ResultJudge(load(None, tmp_path / "b"))
-    records = [{"kind": "other", "callee": name, "line": 1} for name in ("make_search_result", "build_result")]
+    records = [Return(line=1, col=4, end_line=1, end_col=20, kind="other", keys=[], in_except=False, except_kind=None,
+                      literal=False, value_span=None, key_values={}, code=None, shape={}, callee=name, texts={},
+                      except_types=[], spread=False, guards=[], cites_params=False, try_reads="", guard_reads="",
+                      literal_type="", names_params=False, try_fixed_keys=False)
+               for name in ("make_search_result", "build_result")]
     assert [judge.check_return(r).verdict for r in records] == ["helper", "unknown"]
 
 

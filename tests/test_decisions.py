@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import shutil
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from reply_audit.cli import app
+from reply_audit.records import Return
 
 FIXTURE = Path(__file__).parent / "fixtures" / "decisions"
 RUNNER = CliRunner()
@@ -248,9 +250,14 @@ def test_a_second_run_with_the_same_decisions_changes_nothing(lending):
 
 
 # ------------------------------------------------------------------------------------ the classifier
-def _ret(values: dict, texts: dict | None = None, guards: list | None = None, **more) -> dict:
-    return {"key_values": values, "texts": texts or {}, "guards": guards or [], "in_except": False,
-            "except_kind": None, "except_types": [], "spread": False, **more}
+def _ret(values: dict, texts: dict | None = None, guards: list | None = None, **more) -> Return:
+    """A literal dict returned at line 1, with VALUES (key -> kind), TEXTS and the enclosing tests GUARDS."""
+    plain = Return(line=1, col=4, end_line=1, end_col=20, kind="dict", keys=list(values), in_except=False,
+                   except_kind=None, literal=True, value_span=None, key_values=values, code=None, shape={},
+                   callee=None, texts=texts or {}, except_types=[], spread=False, guards=guards or [],
+                   cites_params=False, try_reads="", guard_reads="", literal_type="", names_params=False,
+                   try_fixed_keys=False)
+    return replace(plain, **more)
 
 
 @pytest.mark.parametrize("ret,outcome,letter,last", [

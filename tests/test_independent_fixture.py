@@ -76,7 +76,7 @@ def test_builder_calls_match_the_hand_count(result):
 def test_handlers_match_the_hand_count(result):
     expected = {r[1]: {k: int(n) for k, n in zip(("builder", "reply", "dict", "other"), r[3:7]) if int(n)}
                 for r in _rows("Handlers", 7)}
-    assert {h["name"]: h["returns_by_kind"] for h in result.inventory.handlers} == expected
+    assert {h.name: h.returns_by_kind for h in result.inventory.handlers} == expected
 
 
 def test_rules_agree_with_the_stated_defects(result):

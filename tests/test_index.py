@@ -144,7 +144,7 @@ def test_builder_resolution_through_imports_and_factories(tree):
     assert [(p.path, p.line) for p in b.instantiated_at] == [("pkg/safety.py", 12), ("pkg/server.py", 9),
                                                              ("pkg/server.py", 17)]
     assert b.calls == 2 and b.missing_methods == [] and b.forbidden_methods == []
-    assert [(h["name"], h["returns_by_kind"]) for h in inv.handlers] == [
+    assert [(h.name, h.returns_by_kind) for h in inv.handlers] == [
         ("notes_read", {"builder": 2}), ("notes_write", {"dict": 1})]
 
 

@@ -164,10 +164,10 @@ def _tallies(ctx: RuleContext, evaluation: Evaluation) -> dict[str, Callable[[],
     terminal = TerminalNotReturned.judged(ctx)
     coded = [c for c in calls if c.code and profile.is_code(c.code)]
     registered = [c for c in coded if c.code in inv.canonical_codes]
-    handlers = [h for h in inv.handlers if not ctx.is_test(h["path"])]
-    returns = [(h, r) for h in handlers for r in h["returns"]]
+    handlers = [h for h in inv.handlers if not ctx.is_test(h.path)]
+    returns = [(h, r) for h in handlers for r in h.returns]
     raw = {(f.path, f.line) for f in evaluation.findings if f.rule == "RA306"}
-    opaque = [r for h, r in returns if r["kind"] in ("other", "none") and (h["path"], r["line"]) not in raw]
+    opaque = [r for h, r in returns if r.kind in ("other", "none") and (h.path, r.line) not in raw]
     code_findings = {(f.path, f.line) for f in evaluation.findings if f.rule in ("RA301", "RA311", "RA108")}
     unresolved = [c for c in calls if c.has_code and not c.code
                   and (c.path, c.line) not in code_findings]

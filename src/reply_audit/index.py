@@ -24,6 +24,8 @@ from .records import (
     Duplicate,
     Envelope,
     Fallback,
+    Handler,
+    HandlerRegistration,
     KeyNotLegacy,
     LegacyCode,
     Mapping,
@@ -35,6 +37,7 @@ from .records import (
     Registry,
     RegistryCode,
     RegistryImport,
+    Return,
     SharedCode,
     SkippedLines,
     Unparseable,
@@ -110,7 +113,7 @@ class Inventory:
     mapping_keys_not_legacy: list[KeyNotLegacy] = field(default_factory=list)
     builders: list[Builder] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)
-    handlers: list[dict[str, Any]] = field(default_factory=list)
+    handlers: list[Handler] = field(default_factory=list)
     registrations: list[Registration] = field(default_factory=list)  # register calls / dispatch tables
     code_literals: list[CodeLiteral] = field(default_factory=list)
     registry_imports: list[RegistryImport] = field(default_factory=list)
@@ -347,7 +350,7 @@ class IndexBuilder:
                 return hit
         return None
 
-    def _registrations(self, inv: Inventory) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    def _registrations(self, inv: Inventory) -> dict[tuple[str, str], list[HandlerRegistration]]:
         """Resolve every registration to the function it names; (path, qualname) -> registrations."""
         by_file: dict[str, dict[str, Any]] = {}
         by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
@@ -357,7 +360,7 @@ class IndexBuilder:
                 names[h.qualname] = h
                 by_name[h.name].append((f.path, h.qualname))
             by_file[f.path] = names
-        out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        out: dict[tuple[str, str], list[HandlerRegistration]] = defaultdict(list)
         for f in self.files:
             for reg in f.registrations:
                 hit = self._resolve_target(f, reg, by_file, by_name)
@@ -365,7 +368,7 @@ class IndexBuilder:
                                                       via=reg.via, kind=reg.kind,
                                                       handler=f"{hit[0]}::{hit[1]}" if hit else None))
                 if hit:
-                    out[hit].append({"path": f.path, "line": reg.line, "name": reg.name, "via": reg.via})
+                    out[hit].append(HandlerRegistration(path=f.path, line=reg.line, name=reg.name, via=reg.via))
         return out
 
     def _method_of(self, f: FileFacts, cls: str, method: str, by_file: dict[str, dict[str, Any]],
@@ -500,28 +503,24 @@ class IndexBuilder:
                 if h.candidate and not registered:
                     continue
                 counts: dict[str, int] = defaultdict(int)
-                returns = []
+                returns: list[Return] = []
                 for r in h.returns:
                     kind = r.kind
                     if kind == "call":
                         kind = "builder" if r.call is not None and kept.get(r.call) else "other"
                     counts[kind] += 1
-                    returns.append({"line": r.line, "col": r.col, "end_line": r.end_line, "end_col": r.end_col,
-                                    "kind": kind, "keys": r.keys,
-                                    "in_except": r.in_except, "except_kind": r.except_kind, "literal": r.literal,
-                                    "value_span": r.value_span, "key_values": r.key_values, "code": r.code,
-                                    "shape": r.shape, "callee": r.callee, "texts": r.texts,
-                                    "except_types": r.except_types, "spread": r.spread, "guards": r.guards,
-                                    "cites_params": r.cites_params, "try_reads": r.try_reads,
-                                    "guard_reads": r.guard_reads, "literal_type": r.literal_type,
-                                    "names_params": r.names_params, "try_fixed_keys": r.try_fixed_keys})
-                inv.handlers.append({
-                    "path": f.path, "line": h.line, "name": h.name, "qualname": h.qualname,
-                    "decorators": h.decorators, "returns_by_kind": dict(sorted(counts.items())), "returns": returns,
-                    "end_line": h.end_line, "first_line": h.first_line, "inline_body": h.inline_body,
-                    "local_names": h.local_names,
-                    "top_calls": h.top_calls, "registered": registered, "annotation": h.annotation,
-                })
+                    returns.append(Return(
+                        line=r.line, col=r.col, end_line=r.end_line, end_col=r.end_col, kind=kind, keys=r.keys,
+                        in_except=r.in_except, except_kind=r.except_kind, literal=r.literal, value_span=r.value_span,
+                        key_values=r.key_values, code=r.code, shape=r.shape, callee=r.callee, texts=r.texts,
+                        except_types=r.except_types, spread=r.spread, guards=r.guards, cites_params=r.cites_params,
+                        try_reads=r.try_reads, guard_reads=r.guard_reads, literal_type=r.literal_type,
+                        names_params=r.names_params, try_fixed_keys=r.try_fixed_keys))
+                inv.handlers.append(Handler(
+                    path=f.path, line=h.line, name=h.name, qualname=h.qualname, decorators=h.decorators,
+                    returns_by_kind=dict(sorted(counts.items())), returns=returns, end_line=h.end_line,
+                    first_line=h.first_line, inline_body=h.inline_body, local_names=h.local_names,
+                    top_calls=h.top_calls, registered=registered, annotation=h.annotation))
         canonical = self.profile.builder_methods
         forbidden = self.profile.forbidden_methods
         for f in self.files:

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from .profile import Profile
-from .records import Call
+from .records import Call, Return
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
 NOTHING = ("", "none", "no", "0", "n/a", "null", "-")   # what "Error: none" says after its prefix
@@ -67,21 +66,21 @@ def _names_any(text: str, words: list[str]) -> bool:
     return any(re.search(rf"(?i)(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])", text) for w in words if w)
 
 
-def _said(ret: dict[str, Any], profile: Profile, extra: bool = True) -> str:
+def _said(ret: Return, profile: Profile, extra: bool = True) -> str:
     """The dict's own words: its message keys' texts, then (EXTRA) the texts of its evidence keys."""
     keys = _setting(profile, "message_keys") + (_setting(profile, "evidence_keys") if extra else [])
-    texts = ret.get("texts", {})
+    texts = ret.texts
     return " ".join(texts[k] for k in keys if texts.get(k))
 
 
 # ---------------------------------------------------------------------------
 # a returned literal dict
 # ---------------------------------------------------------------------------
-def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
+def outcome_of_dict(ret: Return, profile: Profile) -> Verdict:
     """success | failure | refused | runtime | skip for a returned literal dict, from its literal flags, error
     keys, status, decision values and words."""
-    values, texts = ret["key_values"], ret.get("texts", {})
-    if ret.get("spread"):
+    values, texts = ret.key_values, ret.texts
+    if ret.spread:
         return Verdict("runtime", signals=("the dict has keys known only at run time (`**spread` or a computed "
                                            "key): one may hold a flag, an error or a code",))
     flags = [k for k in _setting(profile, "success_flags") if k in values]
@@ -106,7 +105,7 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
     allowing = {v.lower() for v in _setting(profile, "allow_values")}
     refusals += [f"{k!r} is {texts[k]!r} (denied_values)" for k in _setting(profile, "decision_keys")
                  if texts.get(k, "").lower() in denied]
-    guard = (ret.get("guards") or [""])[-1]
+    guard = (ret.guards or [""])[-1]
     if not guard.startswith("not (") and "==" in guard and _names_any(guard, _setting(profile, "decision_keys")) \
             and _names_any(guard, list(denied)):
         refusals.append(f"under `if {guard}`: a policy decision that refuses (decision_keys, denied_values)")
@@ -131,7 +130,7 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
         # exist is the caller's mistake, not a policy (`{"allowed": False, "error": "Path not found: …"}`)
         said = _said(ret, profile)
         invalid = _match(_setting(profile, "invalid_patterns"), said)
-        if invalid and ret.get("cites_params") and not _match(
+        if invalid and ret.cites_params and not _match(
                 _setting(profile, "refusal_patterns") + _setting(profile, "denied_patterns"), said):
             refusals = []
             failing.append(f"{flagged[0].split(' ', 1)[0]} is False, but its text matches {invalid!r} "
@@ -153,7 +152,7 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
         signals = tuple(failing)
     elif unknown:
         return Verdict("runtime", signals=(f"{unknown[0]!r} is computed at run time",))
-    elif ret["in_except"]:
+    elif ret.in_except:
         signals = ("returned from an except",)
     else:
         return Verdict("success", "S", ("no flag, error key or failing status: a result",), MEDIUM)
@@ -165,23 +164,23 @@ def outcome_of_dict(ret: dict[str, Any], profile: Profile) -> Verdict:
     return Verdict("failure", "", signals)
 
 
-def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: Verdict | None = None) -> Verdict:
+def failure_verdict(ret: Return, function: str, profile: Profile, base: Verdict | None = None) -> Verdict:
     """The failure type (I or E) of a returned dict that failed, with its signals: E for one caught from an
     unexpected exception or whose own text speaks of the system failing (error_patterns); I for one caught
     narrowly from an exception of bad input (input_exceptions) raised by a block that reads a parameter, or any
     other failure outside an except.
     An Invalid with no sign of bad input that reads as an empty state in a read path may be a Success."""
     signals = base.signals if base is not None else ()
-    if ret["in_except"]:
+    if ret.in_except:
         inputs = set(_setting(profile, "input_exceptions"))
-        types = ret.get("except_types") or []
-        if ret.get("except_kind") == "narrow" and types and set(types) <= inputs:
-            reads = ret.get("try_reads", "")
+        types = ret.except_types or []
+        if ret.except_kind == "narrow" and types and set(types) <= inputs:
+            reads = ret.try_reads
             if reads == "direct":
                 return Verdict("failure", "I", signals + (f"caught as {', '.join(types)} (input_exceptions) from a "
                                                           "block that reads a parameter",), HIGH)
             lookups = set(_setting(profile, "lookup_exceptions"))
-            if reads and set(types) <= lookups and ret.get("try_fixed_keys"):
+            if reads and set(types) <= lookups and ret.try_fixed_keys:
                 # `resp["price"]`, `os.environ["KEY"]`: the system's own data may lack a key it names itself
                 return Verdict("failure", "E", signals + (
                     f"caught as {', '.join(types)} from a block that also reads fixed keys of the system's own "
@@ -197,11 +196,11 @@ def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: 
                     alternative="I")
             return Verdict("failure", "E", signals + (f"caught as {', '.join(types)}, but from a block that reads "
                                                       "no parameter: not the caller's input",), MEDIUM)
-        kind = ret.get("except_kind") or "broad"
+        kind = ret.except_kind or "broad"
         return Verdict("failure", "E", signals + (f"caught by a {kind} except"
                                                   + (f" ({', '.join(types)})" if types else ""),), HIGH)
-    guards = ret.get("guards") or []
-    if ret.get("guard_reads") == "direct" and (ret.get("cites_params") or ret.get("names_params")) \
+    guards = ret.guards or []
+    if ret.guard_reads == "direct" and (ret.cites_params or ret.names_params) \
             and not (guards and DISPATCH.search(guards[-1])):
         # the test checks a parameter itself and the text speaks of it ("timeout must be positive, got …"): the
         # caller's value, whatever system words the text uses ("Operation timed out" under `if elapsed > timeout`
@@ -210,7 +209,7 @@ def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: 
                                                   "speaks of it",), HIGH)
     unsupported = _match(_setting(profile, "unsupported_patterns"), _said(ret, profile))
     if unsupported:
-        if ret.get("cites_params"):   # "Export format '{fmt}' not implemented": the caller chose what is not there
+        if ret.cites_params:   # "Export format '{fmt}' not implemented": the caller chose what is not there
             return Verdict("failure", "I", signals + (f"its text matches {unsupported!r} (unsupported_patterns) and "
                                                       "quotes what the caller asked for",), MEDIUM)
         return Verdict("failure", "E", signals + (f"its text matches {unsupported!r} (unsupported_patterns): the "
@@ -221,13 +220,13 @@ def failure_verdict(ret: dict[str, Any], function: str, profile: Profile, base: 
     evidence = input_evidence(ret, profile)
     if evidence:
         return Verdict("failure", "I", signals + (evidence,), HIGH)
-    empty = empty_state(function, ret.get("guards") or [], _said(ret, profile, extra=False), profile)
+    empty = empty_state(function, ret.guards or [], _said(ret, profile, extra=False), profile)
     if empty:
         return Verdict("failure", "I", signals + (empty,), LOW, alternative="S")
     return Verdict("failure", "I", signals + ("a failure outside an except",), MEDIUM, default=True)
 
 
-def classify_dict(ret: dict[str, Any], function: str, profile: Profile) -> Verdict:
+def classify_dict(ret: Return, function: str, profile: Profile) -> Verdict:
     """The whole verdict on a returned literal dict of FUNCTION."""
     found = outcome_of_dict(ret, profile)
     if found.outcome == "failure":
@@ -244,15 +243,14 @@ def classify_dict(ret: dict[str, Any], function: str, profile: Profile) -> Verdi
 # ---------------------------------------------------------------------------
 # evidence shared with the scan
 # ---------------------------------------------------------------------------
-def input_evidence(site: Call | dict[str, Any], profile: Profile, code_area: str | None = None) -> str | None:
+def input_evidence(site: Call | Return, profile: Profile, code_area: str | None = None) -> str | None:
     """Why a failure is the caller's bad input (Invalid is right), or None: the test that led to it reads a
     parameter (and is not a dispatch on it, `command == "status"`), its message quotes a parameter, or its
     code's AREA answers the caller's mistakes."""
     if isinstance(site, Call):   # a builder call knows only whether its test reads a parameter
         guards, direct, cites = site.guards, site.guard_on_params, site.cites_params
     else:                        # a return knows how its test reads them
-        guards, cites = site.get("guards") or [], bool(site.get("cites_params"))
-        direct = site["guard_reads"] == "direct" if "guard_reads" in site else bool(site.get("guard_on_params"))
+        guards, cites, direct = site.guards, site.cites_params, site.guard_reads == "direct"
     if direct and not (guards and DISPATCH.search(guards[-1])):
         return "the test before it reads a parameter"
     if cites:

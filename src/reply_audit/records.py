@@ -305,3 +305,71 @@ class Call:
     has_code: bool               # a code argument is present
     binding_kind: str            # assign | annotation | class | self_attr | name | function
     unused: bool                 # bound to a name its function never reads
+
+
+@dataclass(frozen=True)
+class Return:
+    """One `return` of a handler: what it returns and what surrounds it (the facts `migrate` decides from)."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    kind: str                    # builder | reply | dict | none | other
+    keys: list[str]              # literal keys of a returned dict
+    in_except: bool
+    except_kind: str | None      # bare | broad | narrow
+    literal: bool                # the dict is written in the return itself
+    value_span: list[int] | None  # [line, col, end_line, end_col] of the returned expression
+    key_values: dict[str, str]   # literal key -> true | false | none | str | other
+    code: str | None             # the literal value of the dict's code key
+    shape: dict[str, list]       # profiles with [result]: dotted key -> [kind, value]
+    callee: str | None           # the function a returned call calls
+    texts: dict[str, str]        # literal key -> its value, for short strings
+    except_types: list[str]      # the classes the enclosing except names
+    spread: bool                 # the dict has keys not known statically
+    guards: list[str]            # tests of the enclosing ifs, outermost first
+    cites_params: bool           # an f-string in the dict interpolates a parameter
+    try_reads: str               # in an except: how its try block reads the parameters (direct | indirect | "")
+    guard_reads: str             # how the innermost test reads the parameters (direct | indirect | "")
+    literal_type: str            # a returned literal that is no dict: tuple, list, str, bool, number
+    names_params: bool           # a literal text of the dict names a parameter as a word
+    try_fixed_keys: bool         # the try block also reads a fixed key of other data
+
+
+@dataclass(frozen=True)
+class HandlerRegistration:
+    """Where a handler is registered by name (`register_action("search", search)`)."""
+
+    path: str
+    line: int
+    name: str | None
+    via: str
+
+
+@dataclass(frozen=True)
+class Handler:
+    """A tool handler (decorated, named by a pattern, registered or dispatched) and its returns."""
+
+    path: str
+    line: int
+    name: str
+    qualname: str
+    decorators: list[str]
+    returns_by_kind: dict[str, int]
+    returns: list[Return]
+    end_line: int
+    first_line: int              # the first decorator's line
+    inline_body: bool            # the body starts on the def's line
+    local_names: list[str]
+    top_calls: dict[str, list]   # `name = Callee(...)` in the top block: name -> [callee, line]
+    registered: list[HandlerRegistration]
+    annotation: str | None       # the return annotation as written
+
+
+@dataclass(frozen=True)
+class HandlerReturn:
+    """A finding's subject about one return of one handler (RA306, RA601): what the codemods that fix it need."""
+
+    handler: Handler
+    ret: Return

@@ -17,6 +17,7 @@ from typing import Any
 
 from .names import Names
 from .profile import Profile
+from .records import Handler, Return
 
 # Verdicts of one return.
 ENVELOPE = "envelope"    # a dict carrying every required key
@@ -41,20 +42,20 @@ class ReturnCheck:
     verdict: str
     missing: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    record: dict[str, Any] = field(default_factory=dict, repr=False)
+    record: Return | None = field(default=None, repr=False)
     error_shape: str | None = None   # none | object | bare_string | other; None when the return has no error key
 
 
 @dataclass
 class HandlerResult:
-    handler: dict[str, Any]
+    handler: Handler
     returns: list[ReturnCheck]
     level: str | None
     failed: list[str]            # checks that kept the handler below the next level
 
     @property
     def ident(self) -> str:
-        return f"{self.handler['path']}::{self.handler['qualname']}"
+        return f"{self.handler.path}::{self.handler.qualname}"
 
 
 def enabled(profile: Profile) -> bool:
@@ -90,17 +91,17 @@ class ResultJudge:
         self.levels = {k: list(v) for k, v in compliance.get("levels", {}).items()}
 
     # -- one return ---------------------------------------------------------------
-    def check_return(self, record: dict[str, Any]) -> ReturnCheck:
-        shape: dict[str, list] = record.get("shape") or {}
-        kind = record["kind"]
-        callee = record.get("callee")
-        line = record["line"]
+    def check_return(self, record: Return) -> ReturnCheck:
+        shape: dict[str, list] = record.shape or {}
+        kind = record.kind
+        callee = record.callee
+        line = record.line
         if callee and callee.rsplit(".", 1)[-1] in self.builders:
             return ReturnCheck(line, HELPER, record=record)
         if "?" in shape:
             return ReturnCheck(line, UNKNOWN, record=record)
         if kind in ("dict",) or shape:
-            keys = set(record.get("keys") or []) | {p for p in shape if "." not in p}
+            keys = set(record.keys or []) | {p for p in shape if "." not in p}
             missing = [k for k in self.required if k not in keys]
             if missing and "**" in shape:   # a spread may bring them
                 check = ReturnCheck(line, UNKNOWN, record=record)
@@ -183,7 +184,8 @@ class ResultJudge:
             return bool(returns)
         if check_name == "reflection":
             return bool(returns) and all(
-                r.verdict == HELPER or (r.verdict in (ENVELOPE, PARTIAL, MISSING) and r.record.get("kind") != "none"
+                r.verdict == HELPER or (r.verdict in (ENVELOPE, PARTIAL, MISSING)
+                                        and (r.record is None or r.record.kind != "none")
                                         and not any(h in r.missing for h in self.nested_heads))
                 for r in returns)
         if check_name == "envelope":
@@ -198,13 +200,13 @@ class ResultJudge:
             return not any(p.kind == "error-code" for r in returns for p in r.problems)
         if check_name.startswith("has:"):
             key = check_name[4:]
-            return all(r.verdict == HELPER or key in (r.record.get("shape") or {}) for r in returns)
+            return all(r.verdict == HELPER or key in (r.record.shape if r.record is not None else {}) for r in returns)
         if check_name == "verifiable":
             return not any(r.verdict == UNKNOWN for r in returns)
         raise KeyError(check_name)
 
-    def judge(self, handler: dict[str, Any]) -> HandlerResult:
-        returns = [self.check_return(r) for r in handler["returns"]]
+    def judge(self, handler: Handler) -> HandlerResult:
+        returns = [self.check_return(r) for r in handler.returns]
         level = None
         failed: list[str] = []
         for name in self.order:
@@ -225,7 +227,7 @@ def analyse(ctx) -> list[HandlerResult]:
     out: list[HandlerResult] = []
     if enabled(ctx.profile):
         inv.result_judge = ResultJudge(ctx.profile)
-        out = [inv.result_judge.judge(h) for h in inv.handlers if not ctx.is_test(h["path"])]
+        out = [inv.result_judge.judge(h) for h in inv.handlers if not ctx.is_test(h.path)]
     inv.result_checks = out
     return out
 
@@ -242,7 +244,7 @@ def summary(ctx) -> dict[str, Any]:
     errors = {"none": 0, "object": 0, "bare_string": 0, "other": 0}
     levels: dict[str, int] = {name: 0 for name in judge.order}
     levels["below"] = 0
-    for res in sorted(analysed, key=lambda r: (r.handler["path"], r.handler["line"])):
+    for res in sorted(analysed, key=lambda r: (r.handler.path, r.handler.line)):
         h = res.handler
         for r in res.returns:
             verdicts[r.verdict] += 1
@@ -250,10 +252,10 @@ def summary(ctx) -> dict[str, Any]:
                 errors[r.error_shape] += 1
         levels[res.level or "below"] += 1
         actions.append({
-            "path": h["path"], "line": h["line"], "function": h["qualname"],
-            "names": sorted({reg["name"] for reg in h.get("registered", []) if reg["name"]}),
-            "registered_at": [{"path": reg["path"], "line": reg["line"]} for reg in h.get("registered", [])],
-            "decorators": h["decorators"],
+            "path": h.path, "line": h.line, "function": h.qualname,
+            "names": sorted({reg.name for reg in h.registered if reg.name}),
+            "registered_at": [{"path": reg.path, "line": reg.line} for reg in h.registered],
+            "decorators": h.decorators,
             "level": res.level, "missing_for_next": res.failed,
             "returns": [{"line": r.line, "verdict": r.verdict, "missing": r.missing,
                          "problems": [{"kind": p.kind, "key": p.key, "detail": p.detail} for p in r.problems]}

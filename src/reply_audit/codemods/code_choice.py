@@ -39,9 +39,9 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..meaning import spaced
+from ..records import Handler, Return
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 MESSAGE_KEY = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
@@ -147,13 +147,13 @@ class CodeIndex:
         return (sum(self.weight(w) for w in shared) / total if total else 0.0), shared
 
 
-def legacy_type(ret: dict[str, Any] | None, ctx, letters: tuple[str, ...] = ("I", "E", "D")) \
+def legacy_type(ret: Return | None, ctx, letters: tuple[str, ...] = ("I", "E", "D")) \
         -> tuple[str, str, str] | None:
     """(type, code, why) when the dict's own legacy code names a registered code of one of LETTERS: through a
     mapping table or file (a human's decision), or by spelling the message key of registered codes that all have
     one type (`CONTRACT_RESPONSE_TOO_LARGE` holds `RESPONSE_TOO_LARGE`, a code of type E). Keys of one word
     (`TIMEOUT`) are too common to say anything; codes whose layer may not emit their type are no evidence."""
-    own = str(ret.get("code") or "") if ret is not None else ""
+    own = str(ret.code or "") if ret is not None else ""
     if not own:
         return None
     profile = ctx.profile
@@ -180,7 +180,7 @@ def legacy_type(ret: dict[str, Any] | None, ctx, letters: tuple[str, ...] = ("I"
                              f"{', '.join(codes)}, type {letter}"
 
 
-def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, owners: list[str] | None = None,
+def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[str] | None = None,
          siblings: frozenset[str] = frozenset()) -> CodeChoice:
     """The registered code of type LETTER the evidence points to for one return of HANDLER (RET: the dict's
     facts, or None for a return whose text is unknown). SIBLINGS: the codes evidence chose for the handler's
@@ -197,7 +197,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     quiet_types = set(settings.get("quiet_area_types", ["E"]))
     margin = float(settings.get("margin", 0.25))
     index: CodeIndex = ctx.code_index
-    named = _with_singulars(words(f"{handler['name']} {handler['path'].rsplit('.', 1)[0]}", shortest=2))
+    named = _with_singulars(words(f"{handler.name} {handler.path.rsplit('.', 1)[0]}", shortest=2))
     area_words = {area: {w.lower() for w in ws} for area, ws in settings.get("area_words", {}).items()}
     described = {area: set(index.words(str(text))) for area, text in profile.section("areas").items()}
     said: set[str] = set()
@@ -205,21 +205,21 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
     legacy: set[str] = set()
     legacy_code = ""
     if ret is not None:
-        texts = ret.get("texts", {})
+        texts = ret.texts
         message = " ".join(texts.get(k, "") for k in profile.migrate_value("dict_returns.message_keys", []))
         said = set(index.words(message))
         for phrase, patterns in settings.get("concepts", {}).items():
             if any(re.search(pattern, message, re.IGNORECASE) for pattern in patterns):
                 meant |= set(index.words(phrase))   # what the message means, in the registry's own words
-        if ret.get("code"):
-            legacy_code = str(ret["code"])
+        if ret.code:
+            legacy_code = str(ret.code)
             legacy = set(index.words(legacy_code))
-    site = f"{handler['path']}::{handler['name']}"
+    site = f"{handler.path}::{handler.name}"
     area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
     generic_words = frozenset(w.lower() for w in settings.get("generic_words", []))
     own_words = index.area_vocabulary(area_of, generic_words)   # subjects only one area's message keys name
     spoken_of = index.area_vocabulary(area_of, generic_words, keys_only=False)   # words only one area's entries use
-    own_name = _with_singulars(words(handler["name"], shortest=2))
+    own_name = _with_singulars(words(handler.name, shortest=2))
     own_say = (said | legacy) - named   # what the return itself says: its message and its legacy code (`LOAN_MAX`)
     # the areas the return's own words name (the first such word), any area the profile or the registry knows;
     # of those, the profile's own decide whether the return is quiet or may borrow a sibling's code
@@ -265,7 +265,7 @@ def rank(letter: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx, 
             score += text_weight * similarity
             why.append(f"message words {', '.join(shared)} ({similarity:.2f})")
         used = index.used_in.get(code, set())
-        if site in used or handler["path"] in used:
+        if site in used or handler.path in used:
             score += usage_weight
             why.append("already used in this " + ("handler" if site in used else "module"))
             specific.add(code)

@@ -14,7 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from ..facts.model import BuilderFact, FileFacts, HandlerFact, WrapperFact
-from ..records import Builder, Call, CodeLiteral, LegacyCode
+from ..records import Builder, Call, CodeLiteral, Handler, LegacyCode
 from ..scan import ScanResult
 from .decisions import DecisionsFile
 from .ftypes import Skip
@@ -141,9 +141,9 @@ class PlanContext:
                  if b.name == name and not b.nested_in]
         return found[0] if len(found) == 1 else None
 
-    def handler_fact(self, handler: dict[str, Any]) -> HandlerFact | None:
-        facts = self.files.get(handler["path"])
-        return next((h for h in facts.handlers if h.name == handler["name"] and h.line == handler["line"]),
+    def handler_fact(self, handler: Handler) -> HandlerFact | None:
+        facts = self.files.get(handler.path)
+        return next((h for h in facts.handlers if h.name == handler.name and h.line == handler.line),
                     None) if facts else None
 
     @cached_property

@@ -40,6 +40,7 @@ from ..directives import DEFAULT_CODE, marker_comment
 from ..facts.registries import last_name
 from ..facts.signatures import is_dict_annotation
 from ..meaning import NOTHING, Verdict, classify_dict, failure_verdict
+from ..records import Handler, Return
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from . import reply_api
 from .base import Edit, Refused, Skip, Target
@@ -315,21 +316,21 @@ class HandlerPlan:
     left: dict[int, str] = field(default_factory=dict)   # return line -> why it stays as it is
 
 
-def plan_handler(handler: dict[str, Any], ctx) -> HandlerPlan:
+def plan_handler(handler: Handler, ctx) -> HandlerPlan:
     """The one conversion of HANDLER for this scan (memoized on the context)."""
     cache = ctx.__dict__.setdefault("_handler_plans", {})
-    key = (handler["path"], handler["name"], handler["line"])
+    key = (handler.path, handler.name, handler.line)
     if key not in cache:
         found = _plan(handler, ctx)
         cache[key] = HandlerPlan(skip=found.reason) if isinstance(found, Skip) else found
     return cache[key]
 
 
-def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
+def _plan(handler: Handler, ctx) -> HandlerPlan | Skip:
     profile = ctx.profile
     name = str(profile.migrate_value("builder_name", "rb"))
-    if handler.get("inline_body"):
-        return Skip(f"the body of {handler['name']} is on its def line: put it on lines of its own first")
+    if handler.inline_body:
+        return Skip(f"the body of {handler.name} is on its def line: put it on lines of its own first")
     api = reply_api.load(ctx)
     if isinstance(api, Skip):
         return api
@@ -353,9 +354,9 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
     left: dict[int, str] = {}
     needs_helper = False
     seen: dict[str, int] = {}
-    planned: list[tuple[dict[str, Any], str, ReturnPlan | Skip]] = []
-    for ret in handler["returns"]:
-        if ret["kind"] in REPLY_KINDS:
+    planned: list[tuple[Return, str, ReturnPlan | Skip]] = []
+    for ret in handler.returns:
+        if ret.kind in REPLY_KINDS:
             continue
         base = fingerprint(handler, ret, 0)
         ordinal = seen[base] = seen.get(base, -1) + 1
@@ -369,19 +370,19 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         if api is not None and isinstance(plan, ReturnPlan):
             plan = _api_problem(plan, api, profile) or plan
         if isinstance(plan, Skip):
-            left[ret["line"]] = plan.reason
+            left[ret.line] = plan.reason
             continue
         needs_helper = needs_helper or plan.runtime is not None
-        plans[(ret["line"], ret["col"], ret["end_line"], ret["end_col"])] = plan
+        plans[(ret.line, ret.col, ret.end_line, ret.end_col)] = plan
     if not plans:   # each return keeps its own reason; the handler as a whole, the first
         return HandlerPlan(skip=next(iter(left.values()), "nothing to convert"), left=left)
-    wrapped = not ctx.safety_decorator or has_decorator(handler["decorators"], ctx.safety_decorator) \
+    wrapped = not ctx.safety_decorator or has_decorator(handler.decorators, ctx.safety_decorator) \
         or _unwrapped_by_choice(handler, ctx)
     if left and not wrapped and ctx.wrapper.requires:
         return Skip(typed_wrapper_words(ctx, handler))
     if left and not wrapped and not ctx.wrapper_takes_dicts:
         lines = ", ".join(str(n) for n in sorted(left))
-        return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}; {len(left)} return(s) of {handler['name']} cannot "
+        return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}; {len(left)} return(s) of {handler.name} cannot "
                     f"become replies (line {lines}: {next(iter(left.values()))}), so it is neither wrapped nor "
                     "converted")
     setup = _setup(handler, plans, builder, name, fact, ctx) if api is None else _api_imports(api, plans, handler,
@@ -405,7 +406,7 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
             return Skip(f"{builder}'s methods declare no return type: the handler's annotation and the run-time "
                         "check cannot name the reply class")
         if api is None or reply_type not in {t.callee.split(".")[0] for t in api.templates.values()}:
-            reply_import = _import_of(reply_type, handler["path"], "reply_imports", ctx)
+            reply_import = _import_of(reply_type, handler.path, "reply_imports", ctx)
             if isinstance(reply_import, Skip):
                 return reply_import
             imports += reply_import
@@ -418,8 +419,8 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
         definitions[helper] = helper_source(helper, reply_type, profile, _takes_message(fact, plans))
     registration = tuple(d for d in profile.handler_decorators if d != ctx.safety_decorator)
     edit = HandlerReplies(
-        codemod="dict-returns", path=handler["path"], spans=sorted(plans), description="", imports=imports,
-        definitions=definitions, function=handler["name"], line=handler["line"], builder_name=name,
+        codemod="dict-returns", path=handler.path, spans=sorted(plans), description="", imports=imports,
+        definitions=definitions, function=handler.name, line=handler.line, builder_name=name,
         data_keyword=str(profile.migrate_value("data_keyword", "data")), setup=setup_lines, returns=plans,
         decorator=decorator, after=registration, annotation=new_annotation, helper=helper, unwrap_legacy=not left,
         api=api, letters={m: t for m, t in profile.builder_methods.items()})
@@ -433,7 +434,7 @@ def _plan(handler: dict[str, Any], ctx) -> HandlerPlan | Skip:
     if review:
         parts.append("candidates for the marked codes: " + "; ".join(review[:5])
                      + (f"; {len(review) - 5} more" if len(review) > 5 else ""))
-    edit.description = f"{handler['name']}: " + ", ".join(parts)
+    edit.description = f"{handler.name}: " + ", ".join(parts)
     return HandlerPlan(edit=edit, left=left)
 
 
@@ -452,7 +453,7 @@ def _api_problem(plan: ReturnPlan, api, profile) -> Skip | None:
     return None
 
 
-def _api_imports(api, plans: dict[tuple, ReturnPlan], handler: dict[str, Any], profile, ctx) \
+def _api_imports(api, plans: dict[tuple, ReturnPlan], handler: Handler, profile, ctx) \
         -> tuple[list[str], list[str]] | Skip:
     """No setup; the imports that make the templates' callees visible in the handler's file."""
     if api.imports:
@@ -460,22 +461,22 @@ def _api_imports(api, plans: dict[tuple, ReturnPlan], handler: dict[str, Any], p
     imports: list[str] = []
     for plan in plans.values():
         head = api.templates[profile.builder_methods[plan.method]].callee.split(".")[0]
-        found = _import_of(head, handler["path"], "reply_api.imports", ctx)
+        found = _import_of(head, handler.path, "reply_api.imports", ctx)
         if isinstance(found, Skip):
             return found
         imports += [i for i in found if i not in imports]
     return [], imports
 
 
-def _unwrapped_by_choice(handler: dict[str, Any], ctx) -> bool:
+def _unwrapped_by_choice(handler: Handler, ctx) -> bool:
     """A `# reply-audit: ignore[RA308]` on the handler says it stays outside the wrapper: none is added."""
-    rules = ctx.files[handler["path"]].suppressions.get(str(handler.get("first_line") or handler["line"]))
+    rules = ctx.files[handler.path].suppressions.get(str(handler.first_line or handler.line))
     return rules is not None and (not rules or "RA308" in rules)
 
 
-def typed_wrapper_words(ctx, handler: dict[str, Any]) -> str:
+def typed_wrapper_words(ctx, handler: Handler) -> str:
     wrapper = ctx.wrapper
-    return (f"{wrapper.name} takes only functions that return {wrapper.requires}; {handler['name']} would still "
+    return (f"{wrapper.name} takes only functions that return {wrapper.requires}; {handler.name} would still "
             "return raw dicts, a type error: convert all its returns first (phase 3), or widen the wrapper's "
             "annotation")
 
@@ -487,16 +488,16 @@ def wrapper_words(ctx) -> str:
     return f"may not accept a raw dict ({ctx.wrapper.detail}; set [migrate] wrapper if it does)"
 
 
-def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str | None, fact, ctx, fp: str,
+def _return_plan(ret: Return, handler: Handler, annotation: str | None, fact, ctx, fp: str,
                  siblings: frozenset[str] = frozenset()) -> ReturnPlan | Skip:
     """What one return of a handler becomes, or why it stays (SIBLINGS: the codes evidence chose for the
     handler's other returns)."""
     choice = _choice(ret, handler, fp, ctx)
     if choice is not None and choice.skip:
         return Skip(f"{choice.origin} says to leave it as it is (type = \"skip\")")
-    kind = ret["kind"]
-    if kind == "dict" and ret["literal"] and ret.get("value_span"):
-        verdict = classify_dict(ret, handler["name"], ctx.profile)
+    kind = ret.kind
+    if kind == "dict" and ret.literal and ret.value_span:
+        verdict = classify_dict(ret, handler.name, ctx.profile)
         if verdict.skipped:
             return Skip(verdict.skipped)
         if verdict.outcome != "runtime" and (choice is None or choice.type != RUNTIME):
@@ -504,8 +505,8 @@ def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str |
         signals = verdict.signals
     elif kind == "none":
         return Skip("it returns None, which is no reply: decide what it should say")
-    elif ret.get("literal_type"):
-        return Skip(f"it returns a {ret['literal_type']}, which is no dict (`return {{...}}, 400`?): the run-time "
+    elif ret.literal_type:
+        return Skip(f"it returns a {ret.literal_type}, which is no dict (`return {{...}}, 400`?): the run-time "
                     "classifier would raise TypeError on it; decide what it should say")
     elif kind != "dict" and not is_dict_annotation(annotation):
         return Skip("it returns a value the scan cannot see (not a dict literal, and the handler is not "
@@ -518,23 +519,23 @@ def _return_plan(ret: dict[str, Any], handler: dict[str, Any], annotation: str |
     return _runtime_plan(ret, handler, fact, ctx, fp, choice, signals)
 
 
-def _choice(ret: dict[str, Any], handler: dict[str, Any], fp: str, ctx) -> Choice | None:
+def _choice(ret: Return, handler: Handler, fp: str, ctx) -> Choice | None:
     """A human's choice for this site: the decisions file's row, else a mapping file's site table."""
     decisions = ctx.decisions
     found = decisions.take(fp) if decisions is not None else None
     if found is None and ctx.site_choices:
-        texts = ret.get("texts", {})
+        texts = ret.texts
         said = " ".join(texts[k] for k in ctx.profile.migrate_value("dict_returns.message_keys", []) if k in texts)
         found = mapping_choice(ctx.site_choices, handler, ret, fp, said)
     return found
 
 
-def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict, fact, ctx, fp: str,
+def _static_plan(ret: Return, handler: Handler, verdict: Verdict, fact, ctx, fp: str,
                  choice: Choice | None, siblings: frozenset[str] = frozenset()) -> ReturnPlan | Skip:
     profile = ctx.profile
     if verdict.outcome == "refused":
         denied = _denied_possible(fact, ctx)
-        verdict = verdict if denied is None else failure_verdict(ret, handler["name"], profile, Verdict(
+        verdict = verdict if denied is None else failure_verdict(ret, handler.name, profile, Verdict(
             "failure", signals=(*verdict.signals, f"a refusal, but {denied}")))
     verdict = _named_by_legacy_code(ret, verdict, fact, ctx)
     letter = verdict.letter
@@ -551,7 +552,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
     if problem:
         return Skip(problem)
     code_key = profile.code_keyword
-    values = ret["key_values"]
+    values = ret.key_values
     drop = tuple(k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values)
     picked = _pick_code(letter, method, ret, handler, ctx, choice, siblings)
     if isinstance(picked, Skip):
@@ -585,9 +586,9 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
                             if k in values and values[k] in ("str", "text")
                             and k not in drop and k != code_key), None)
     marker = found.code is None
-    texts = ret.get("texts", {})
+    texts = ret.texts
     decision = Decision(
-        fingerprint=fp, path=handler["path"], function=handler["name"], line=ret["line"], type=letter, code=code,
+        fingerprint=fp, path=handler.path, function=handler.name, line=ret.line, type=letter, code=code,
         message=next((texts[k] for k in profile.migrate_value("dict_returns.message_keys", []) if k in texts), ""),
         type_confidence="high" if choice is not None and choice.reviewed and choice.type else verdict.confidence,
         type_evidence=((f"chosen in {choice.origin}",) if choice is not None and choice.reviewed and choice.type
@@ -600,7 +601,7 @@ def _static_plan(ret: dict[str, Any], handler: dict[str, Any], verdict: Verdict,
                       evidenced=not marker and not found.by_default)
 
 
-def _named_by_legacy_code(ret: dict[str, Any], verdict: Verdict, fact, ctx) -> Verdict:
+def _named_by_legacy_code(ret: Return, verdict: Verdict, fact, ctx) -> Verdict:
     """VERDICT, or the failure type the dict's own legacy code names: a mapping table or file always wins (a
     human wrote it); a registered message key spelled inside the legacy code wins over a verdict that is not
     of high confidence."""
@@ -611,7 +612,7 @@ def _named_by_legacy_code(ret: dict[str, Any], verdict: Verdict, fact, ctx) -> V
     if named is None or named[0] == verdict.letter:
         return verdict
     letter, _, why = named
-    mapped = bool(ret.get("code")) and ctx.code_map.get(str(ret["code"])) == named[1]
+    mapped = bool(ret.code) and ctx.code_map.get(str(ret.code)) == named[1]
     if not mapped and (verdict.confidence == "high" or verdict.outcome == "refused"):
         return verdict
     return Verdict("refused" if letter == "D" else "failure", letter,
@@ -632,12 +633,12 @@ def _denied_possible(fact, ctx) -> str | None:
     return None
 
 
-def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: dict[str, Any], ctx,
+def _pick_code(letter: str, method: str, ret: Return | None, handler: Handler, ctx,
                choice: Choice | None, siblings: frozenset[str] = frozenset()) -> tuple[str, CodeChoice, bool] | Skip:
     """(the code to write, the evidence for it (code None: the placeholder, marked), whether it is the dict's own
     code key) for a reply of type LETTER; a Skip when the chosen code cannot be written."""
     profile = ctx.profile
-    own = ret.get("code") if ret is not None else None
+    own = ret.code if ret is not None else None
     api = reply_api.load(ctx)
     if isinstance(api, reply_api.ReplyAPI) and letter in api.templates and "code" not in api.templates[letter].fills:
         return "", CodeChoice("", "high", (f"the {api.label} {letter} template takes no code",), given=True,
@@ -654,14 +655,14 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
                 why = "the dict's own code" if candidate == own else f"its legacy code {own!r} maps to it"
                 found = CodeChoice(candidate, "high", (why,), given=True, corroborated=True)
                 break
-        mapped = ctx.tool_codes.get(handler["name"], {}).get(method)
+        mapped = ctx.tool_codes.get(handler.name, {}).get(method)
         if found is None and mapped:
-            found = CodeChoice(mapped, "high", (f"[tools.{handler['name']}] {method} in a mapping file",),
+            found = CodeChoice(mapped, "high", (f"[tools.{handler.name}] {method} in a mapping file",),
                                given=True, corroborated=True)
         broad = str(profile.migrate_value("except_to_error.code", "") or "")
-        if found is None and letter == "E" and ret is not None and ret.get("except_kind") in ("broad", "bare") \
+        if found is None and letter == "E" and ret is not None and ret.except_kind in ("broad", "bare") \
                 and broad:
-            found = CodeChoice(broad, "medium", (f"caught by a {ret['except_kind']} except: the profile's code for "
+            found = CodeChoice(broad, "medium", (f"caught by a {ret.except_kind} except: the profile's code for "
                                                  "that ([migrate.except-to-error] code)",), by_default=True)
         if found is None:
             owners = list(profile.migrate_value("remap.D", []) or []) if letter == "D" else None
@@ -671,11 +672,11 @@ def _pick_code(letter: str, method: str, ret: dict[str, Any] | None, handler: di
             code = next(iter(found.candidates), "") or next(iter(sorted(
                 c for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.type == "D"
                 and (not owners or p.layer in owners))), "")
-        origin = f"[tools.{handler['name']}] {method}" if mapped and found.code == mapped \
+        origin = f"[tools.{handler.name}] {method}" if mapped and found.code == mapped \
             else f"[migrate.dict-returns] {method}-code"
         if not code:
             return Skip(f"no code for {method}(): set [migrate.dict-returns] {method}-code or a [tools."
-                        f"{handler['name']}] entry in a mapping file")
+                        f"{handler.name}] entry in a mapping file")
     parts = profile.parse_code(code)
     if parts is None or not _of_type(parts, letter, profile):
         return Skip(f"{code} ({origin}) is not a code of type {letter}")
@@ -693,12 +694,12 @@ def _of_type(parts, letter: str, profile) -> bool:
     return parts.type == letter or (parts.type is None and "type" not in profile.code_re.groupindex)
 
 
-def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: str, choice: Choice | None,
+def _runtime_plan(ret: Return, handler: Handler, fact, ctx, fp: str, choice: Choice | None,
                   signals: tuple[str, ...]) -> ReturnPlan | Skip:
     if isinstance(reply_api.load(ctx), reply_api.ReplyAPI):
         return Skip(RUNTIME_WITH_API)
     profile = ctx.profile
-    failing = failure_verdict(ret, handler["name"], profile)
+    failing = failure_verdict(ret, handler.name, profile)
     fail_letter = choice.failure_type if choice is not None and choice.failure_type else failing.letter
     ok = profile.method_for_type("S")
     fail = profile.method_for_type(fail_letter)
@@ -735,7 +736,7 @@ def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: s
             marker = marker or refused_code[1].code is None
             picks.append(refused_code[1])
     decision = Decision(
-        fingerprint=fp, path=handler["path"], function=handler["name"], line=ret["line"], type=RUNTIME,
+        fingerprint=fp, path=handler.path, function=handler.name, line=ret.line, type=RUNTIME,
         code=codes[0], failure_type=fail_letter, failure_code=codes[1], type_confidence="low",
         refused_code=refused[1] if refused else "",
         type_evidence=(*signals, f"a failure would be {failing.letter}: " + "; ".join(failing.signals)),
@@ -746,18 +747,18 @@ def _runtime_plan(ret: dict[str, Any], handler: dict[str, Any], fact, ctx, fp: s
     return ReturnPlan(marker=marker, runtime=(ok, codes[0], fail, codes[1]), refused=refused, decision=decision)
 
 
-def _speaks_policy(handler: dict[str, Any], ctx) -> bool:
+def _speaks_policy(handler: Handler, ctx) -> bool:
     """Does HANDLER deal in policy decisions (a literal dict of it carries a denied flag or a decision key)? Then a
     result seen only at run time may be a refusal, and the run-time classifier is given the Denied method."""
     keys = set(ctx.profile.migrate_value("dict_returns.denied_flags", []) or []) \
         | set(ctx.profile.migrate_value("dict_returns.decision_keys", []) or [])
-    return any(keys & set(r.get("key_values", {})) for r in handler["returns"])
+    return any(keys & set(r.key_values) for r in handler.returns)
 
 
-def _helper_takes_refused(handler: dict[str, Any], ctx) -> bool:
+def _helper_takes_refused(handler: Handler, ctx) -> bool:
     """The run-time classifier of this module takes `refused=` (a new one does; one an earlier run wrote may not)."""
     helper = str(ctx.profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
-    params = ctx.files[handler["path"]].function_params.get(helper)
+    params = ctx.files[handler.path].function_params.get(helper)
     return params is None or "refused" in params
 
 
@@ -809,30 +810,30 @@ def _import_of(name: str, path: str, key: str, ctx) -> list[str] | Skip:
     return [found]
 
 
-def safety_decoration(handler: dict[str, Any], ctx) -> tuple[str, list[str]] | Skip:
+def safety_decoration(handler: Handler, ctx) -> tuple[str, list[str]] | Skip:
     """(the decorator as the file can name it, the imports that takes) for the safety decorator."""
     safety = ctx.safety_decorator
     root, _, rest = safety.partition(".")
-    aliases = ctx.files[handler["path"]].import_aliases
+    aliases = ctx.files[handler.path].import_aliases
     local = next((alias for alias, name in sorted(aliases.items()) if name == root), None)
     if local is not None:  # the file imports it under another name: use that name, no import needed
         return local + (f".{rest}" if rest else ""), []
     configured = list(ctx.profile.migrate_value("safety_imports", []) or [])
-    if configured or ctx.imports.binds(handler["path"], root):
+    if configured or ctx.imports.binds(handler.path, root):
         return safety, configured
-    found = ctx.imports.statement_for(root, handler["path"])
+    found = ctx.imports.statement_for(root, handler.path)
     if found is None:
-        return Skip(f"no import of {root} is known for {handler['path']}: define the wrapper, or set "
+        return Skip(f"no import of {root} is known for {handler.path}: define the wrapper, or set "
                     "[migrate] safety-imports")
     return safety, [found]
 
 
-def _helper_clash(helper: str, handler: dict[str, Any], ctx) -> str | None:
-    facts = ctx.files[handler["path"]]
+def _helper_clash(helper: str, handler: Handler, ctx) -> str | None:
+    facts = ctx.files[handler.path]
     if helper in facts.bound_names and helper not in facts.functions:
-        return f"{helper!r} already names something else in {handler['path']}: set [migrate.dict-returns] helper"
-    if helper in handler.get("local_names", []):
-        return f"{helper!r} is a local name in {handler['name']}: set [migrate.dict-returns] helper"
+        return f"{helper!r} already names something else in {handler.path}: set [migrate.dict-returns] helper"
+    if helper in handler.local_names:
+        return f"{helper!r} is a local name in {handler.name}: set [migrate.dict-returns] helper"
     return None
 
 
@@ -840,13 +841,13 @@ LEGACY_WRAP = "_legacy_reply"
 _TOOL = "\x00tool\x00"
 
 
-def legacy_wrap(handler: dict[str, Any], ctx) -> tuple[dict[str, str], list[str]] | Skip:
+def legacy_wrap(handler: Handler, ctx) -> tuple[dict[str, str], list[str]] | Skip:
     """([migrate] legacy-wrap, plan 001's phase-1 auto-wrap under a wrapper that rejects raw results) the
     module-level functions and imports that let HANDLER be wrapped before its returns are converted: a
     decorator below the wrapper that turns a raw dict into a reply, classified by its own keys."""
     typed = ctx.handler_fact(handler)
     if typed is not None and typed.asynchronous:
-        return Skip(f"{handler['name']} is async: the legacy auto-wrap is written for plain functions")
+        return Skip(f"{handler.name} is async: the legacy auto-wrap is written for plain functions")
     builder = ctx.primary_builder
     fact = ctx.builder_fact(builder) if builder else None
     if fact is None:
@@ -888,7 +889,7 @@ def legacy_wrap(handler: dict[str, Any], ctx) -> tuple[dict[str, str], list[str]
         return Skip(f"{builder}'s methods declare no return type: the legacy auto-wrap cannot name the reply class")
     imports = ["import functools", "import typing"]
     for needed in [n for n in free if n != "func"] + [reply]:
-        found = _import_of(needed, handler["path"], "reply_imports" if needed == reply else "builder_imports", ctx)
+        found = _import_of(needed, handler.path, "reply_imports" if needed == reply else "builder_imports", ctx)
         if isinstance(found, Skip):
             return found
         imports += found
@@ -1004,37 +1005,37 @@ def _py_wrapped(values: list[str], indent: int, width: int = 100) -> str:
 def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str], list[str]] | Skip:
     """The statements to insert (none when the handler builds one already) and the imports they need."""
     first = min(span[0] for span in plans)
-    bound = handler["top_calls"].get(name)
+    bound = handler.top_calls.get(name)
     builder_names = {b.name for b in ctx.inventory.builders} | {builder}
     if bound and bound[0] in builder_names and bound[1] < first:
         return [], []
     templates = list(ctx.profile.migrate_value("builder_setup", []))
     try:
-        setup = [t.format(name=name, builder=builder, tool=handler["name"]) for t in templates]
+        setup = [t.format(name=name, builder=builder, tool=handler.name) for t in templates]
         free, binds = names_of(setup)
     except (KeyError, IndexError, ValueError, SyntaxError) as exc:
         return Skip(f"[migrate] builder-setup is not a valid template: {exc}")
     problem = constructor_problem(setup, builder, fact)
     if problem:
         return Skip(problem)
-    taken = sorted((binds | set(free)) & set(handler.get("local_names", [])))
+    taken = sorted((binds | set(free)) & set(handler.local_names))
     if taken:
-        return Skip(f"{', '.join(map(repr, taken))} already names something else in {handler['name']}: "
+        return Skip(f"{', '.join(map(repr, taken))} already names something else in {handler.name}: "
                     "set [migrate] builder-name / builder-setup")
-    shadowed = sorted(binds & set(ctx.files[handler["path"]].bound_names))
+    shadowed = sorted(binds & set(ctx.files[handler.path].bound_names))
     if shadowed:
-        return Skip(f"{', '.join(map(repr, shadowed))} is a module-level name in {handler['path']} that the "
+        return Skip(f"{', '.join(map(repr, shadowed))} is a module-level name in {handler.path} that the "
                     "builder would shadow: set [migrate] builder-name / builder-setup")
     configured = list(ctx.profile.migrate_value("builder_imports", []) or [])
     if configured:
         return setup, configured
     imports = []
     for needed in free:
-        if ctx.imports.binds(handler["path"], needed):
+        if ctx.imports.binds(handler.path, needed):
             continue
-        found = ctx.imports.statement_for(needed, handler["path"])
+        found = ctx.imports.statement_for(needed, handler.path)
         if found is None:
-            return Skip(f"no import of {needed} is known for {handler['path']}: set [migrate] builder-imports")
+            return Skip(f"no import of {needed} is known for {handler.path}: set [migrate] builder-imports")
         imports.append(found)
     return setup, imports
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..records import Handler, Return
 
 LETTERS = ("S", "I", "D", "E")
 RUNTIME = "runtime"
@@ -117,17 +118,17 @@ class DecisionsFile:
         return [row for fp, row in self.rows.items() if fp not in self.used]
 
 
-def fingerprint(handler: dict[str, Any], ret: dict[str, Any], ordinal: int) -> str:
+def fingerprint(handler: Handler, ret: Return, ordinal: int) -> str:
     """A site's identity that survives moved lines: the handler, what the dict literally says (keys, their kinds
     and texts), where it was caught, and its rank among identical returns of the handler."""
-    parts = [handler["path"], handler["qualname"] if "qualname" in handler else handler["name"], ret["kind"],
-             json.dumps(ret.get("key_values", {}), sort_keys=True), json.dumps(ret.get("texts", {}), sort_keys=True),
-             str(ret.get("code")), str(bool(ret.get("in_except"))), ",".join(ret.get("except_types") or []),
+    parts = [handler.path, handler.qualname, ret.kind,
+             json.dumps(ret.key_values, sort_keys=True), json.dumps(ret.texts, sort_keys=True),
+             str(ret.code), str(bool(ret.in_except)), ",".join(ret.except_types or []),
              str(ordinal)]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def site_identity(handler: dict[str, Any], ret: dict[str, Any]) -> str:
+def site_identity(handler: Handler, ret: Return) -> str:
     """The fingerprint without the ordinal: returns that share it are told apart by their order."""
     return fingerprint(handler, ret, 0)
 
@@ -231,11 +232,11 @@ def read(path: Path) -> DecisionsFile:
     return out
 
 
-def mapping_choice(sites: list[dict[str, Any]], handler: dict[str, Any], ret: dict[str, Any], fp: str,
+def mapping_choice(sites: list[dict[str, Any]], handler: Handler, ret: Return, fp: str,
                    said: str) -> Choice | None:
     """The first site table of HANDLER matching this return (by fingerprint, or its pattern in SAID)."""
     for row in sites:
-        if row["handler"] != handler["name"]:
+        if row["handler"] != handler.name:
             continue
         if row.get("fingerprint") == fp or ("match" in row and re.search(row["match"], said, re.IGNORECASE)):
             return Choice(origin=f"{row['origin']} [[tools.{row['handler']}.sites]]", type=row.get("type"),

@@ -218,12 +218,12 @@ def notes_flush(force: bool = False) -> dict:
     )]
 
     def plan(self, finding, ctx):
-        handler, ret = finding.subject["handler"], finding.subject["return"]
+        handler, ret = finding.subject.handler, finding.subject.ret
         found = plan_handler(handler, ctx)
-        if found.edit is None and ret["line"] in found.left:   # nothing converted: each return says why
-            return Skip(found.left[ret["line"]])
+        if found.edit is None and ret.line in found.left:   # nothing converted: each return says why
+            return Skip(found.left[ret.line])
         if found.skip is not None:
             return Skip(found.skip)
-        if ret["line"] in found.left:
-            return Skip(found.left[ret["line"]])
+        if ret.line in found.left:
+            return Skip(found.left[ret.line])
         return found.edit

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from ..directives import DEFAULT_CODE, DEFAULT_REFLECTION, marker_comment
+from ..records import HandlerReturn, Return
 from .base import Codemod, Edit, Example, Refused, Skip, Target
 
 REFLECTION_MARKER = marker_comment(DEFAULT_REFLECTION)
@@ -238,19 +239,19 @@ registry.register_action("ping", ping)
 
     def plan(self, finding, ctx):
         subject = finding.subject
-        if not isinstance(subject, dict) or "return" not in subject:
+        if not isinstance(subject, HandlerReturn):
             return None
-        ret = subject["return"]
+        ret = subject.ret
         profile = ctx.profile
         template = str(profile.migrate_value("result.template", "") or "")
         if not template:
             return Skip("set [migrate.result] template to say what a result looks like")
-        if ret["kind"] != "dict" or not ret["literal"]:
-            what = "None" if ret["kind"] == "none" else "a value that is not a dict literal"
-            if ret["kind"] == "dict":
+        if ret.kind != "dict" or not ret.literal:
+            what = "None" if ret.kind == "none" else "a value that is not a dict literal"
+            if ret.kind == "dict":
                 what = "a dict through a variable or dict(...)"
             return Skip(f"the action returns {what}: build the result by hand")
-        if "**" in (ret.get("shape") or {}):
+        if "**" in (ret.shape or {}):
             return Skip("the dict has a ** spread: decide by hand which keys are data")
         result = profile.section("result")
         required = list(result.get("required_keys", []))
@@ -262,16 +263,16 @@ registry.register_action("ping", ping)
         if missing:
             return Skip(f"[migrate.result] template gives no {', '.join(missing)}: the result would still lack "
                         "them; extend the template")
-        span = (ret["line"], ret["col"], ret["end_line"], ret["end_col"])
-        handler = subject["handler"]
-        shape = ret.get("shape") or {}
+        span = (ret.line, ret.col, ret.end_line, ret.end_col)
+        handler = subject.handler
+        shape = ret.shape or {}
         failed = _failed(ret, shape, profile)
         error_object = str(profile.migrate_value("result.error_object", "") or "")
         if failed and not error_object and not _has_error(shape, error_key):
             return Skip(f"the result failed ({failed}) but has no error, and [migrate.result] error-object is not "
                         "set: it would read as a success")
-        return WrapResult(codemod=self.name, path=handler["path"], spans=[span],
-                          description=f"{handler['name']}: a raw dict -> the result envelope",
+        return WrapResult(codemod=self.name, path=handler.path, spans=[span],
+                          description=f"{handler.name}: a raw dict -> the result envelope",
                           imports=list(profile.migrate_value("result.imports", []) or []),
                           template=template,
                           default_reflection=str(profile.migrate_value("result.default_reflection", "") or "{{}}"),
@@ -285,7 +286,7 @@ def _has_error(shape: dict, error_key: str) -> bool:
     return error_key in shape and shape[error_key][0] != "none"
 
 
-def _failed(ret: dict, shape: dict, profile) -> str:
+def _failed(ret: Return, shape: dict, profile) -> str:
     """Why a returned dict is a failure (its status value, a success flag that is False, an except), or ""."""
     failures = {str(v).lower() for v in profile.migrate_value("result.failure_values", []) or []}
     for key in profile.migrate_value("result.status_keys", []) or []:
@@ -295,6 +296,6 @@ def _failed(ret: dict, shape: dict, profile) -> str:
     for key in profile.migrate_value("dict_returns.success_flags", []) or []:
         if (shape.get(key) or [None])[0] == "bool" and shape[key][1] is False:
             return f"{key} False"
-    if ret.get("in_except"):
+    if ret.in_except:
         return "returned from an except"
     return ""

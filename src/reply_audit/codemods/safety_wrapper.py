@@ -95,9 +95,9 @@ def notes_list() -> dict:
     def plan(self, finding, ctx):
         handler = finding.subject
         safety = ctx.safety_decorator
-        if not safety or has_decorator(handler["decorators"], safety):
+        if not safety or has_decorator(handler.decorators, safety):
             return None
-        raw = [r for r in handler["returns"] if r["kind"] not in REPLY_KINDS]
+        raw = [r for r in handler.returns if r.kind not in REPLY_KINDS]
         if raw and not ctx.wrapper_takes_dicts:
             # wrapping alone would break every raw return: only together with their conversion
             if "dict-returns" in ctx.selected:
@@ -105,7 +105,7 @@ def notes_list() -> dict:
                 return Skip(found.skip) if found.skip is not None else found.edit
             if not ctx.profile.migrate_value("legacy_wrap", False):
                 return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}, and {len(raw)} return(s) of "
-                            f"{handler['name']} are not replies yet (line {raw[0]['line']}): it is wrapped together "
+                            f"{handler.name} are not replies yet (line {raw[0].line}): it is wrapped together "
                             "with their conversion (dict-returns, phase 3), or under [migrate] legacy-wrap")
             legacy = legacy_wrap(handler, ctx)
             if isinstance(legacy, Skip):
@@ -129,8 +129,8 @@ def notes_list() -> dict:
 
     def _edit(self, handler, decorator: str, imports: list[str], ctx) -> AddDecorator:
         registration = tuple(d for d in ctx.profile.handler_decorators if d != ctx.safety_decorator)
-        return AddDecorator(codemod=self.name, path=handler["path"],
-                            spans=[(handler["line"], -1, handler["line"], -1)],
-                            description=f"@{decorator} on {handler['name']}", imports=imports,
-                            name=decorator, line=handler["line"], function=handler["name"], after=registration)
+        return AddDecorator(codemod=self.name, path=handler.path,
+                            spans=[(handler.line, -1, handler.line, -1)],
+                            description=f"@{decorator} on {handler.name}", imports=imports,
+                            name=decorator, line=handler.line, function=handler.name, after=registration)
 

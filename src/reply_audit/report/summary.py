@@ -18,7 +18,7 @@ def summarize(inv: Inventory) -> dict[str, Any]:
     methods = Counter(c.method for c in inv.calls if not c.in_builder)
     returns: Counter[str] = Counter()
     for h in inv.handlers:
-        returns.update(h["returns_by_kind"])
+        returns.update(h.returns_by_kind)
     return {
         "files": {"scanned": inv.files_scanned, "unparseable": len(inv.unparseable), "fallback": len(inv.fallback)},
         "registries": {

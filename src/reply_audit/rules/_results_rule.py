@@ -2,6 +2,7 @@
 
 from collections.abc import Iterator
 
+from ..records import HandlerReturn
 from ..results import analyse
 from .base import Finding, Rule, RuleContext
 
@@ -19,6 +20,6 @@ class ResultProblemRule(Rule):
             for r in result.returns:
                 for p in r.problems:
                     if p.kind in self.kinds:
-                        yield self.finding(h["path"], r.line, f"action {h['name']}: {p.detail}",
-                                           function=h["qualname"], key=f"{p.key}:{p.detail}",
-                                           subject={"handler": h, "return": r.record, "problem": p})
+                        yield self.finding(h.path, r.line, f"action {h.name}: {p.detail}",
+                                           function=h.qualname, key=f"{p.key}:{p.detail}",
+                                           subject=HandlerReturn(handler=h, ret=r.record) if r.record else None)

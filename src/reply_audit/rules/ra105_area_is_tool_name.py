@@ -10,7 +10,7 @@ def tool_words(ctx: RuleContext) -> set[str]:
     stop = {w.lower() for w in ctx.profile.registries_value("tool_name_stopwords")}
     words = set()
     for h in ctx.inventory.handlers:
-        for part in h["name"].split("_"):
+        for part in h.name.split("_"):
             if part and part.lower() not in stop:
                 words.add(part.upper())
     return words - set(ctx.profile.areas)

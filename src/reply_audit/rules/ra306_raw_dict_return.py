@@ -3,6 +3,7 @@
 from collections.abc import Iterator
 
 from ..facts.signatures import is_dict_annotation
+from ..records import HandlerReturn
 from .base import Example, Finding, Rule, RuleContext
 
 
@@ -63,20 +64,20 @@ def notes_drop(name):
 
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         for h in ctx.inventory.handlers:
-            if ctx.is_test(h["path"]):
+            if ctx.is_test(h.path):
                 continue
-            typed_dict = is_dict_annotation(h.get("annotation"))
-            for r in h["returns"]:
-                if r["kind"] == "dict":
-                    keys = ", ".join(r["keys"][:4]) + ("…" if len(r["keys"]) > 4 else "")
-                    yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a raw dict "
-                                       f"({{{keys}}})", function=h["qualname"], key=",".join(r["keys"]),
-                                       subject={"handler": h, "return": r})
-                elif r.get("literal_type") == "str":   # `return f"❌ {e}"`: a text where a reply belongs
-                    yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a string, not a reply",
-                                       function=h["qualname"], key="str", subject={"handler": h, "return": r})
-                elif r["kind"] == "other" and typed_dict:
-                    yield self.finding(h["path"], r["line"], f"handler {h['name']} returns a raw dict (its "
-                                       f"annotation says -> {h['annotation']})", function=h["qualname"],
-                                       key=f"-> {h['annotation']}",
-                                       subject={"handler": h, "return": r})
+            typed_dict = is_dict_annotation(h.annotation)
+            for r in h.returns:
+                if r.kind == "dict":
+                    keys = ", ".join(r.keys[:4]) + ("…" if len(r.keys) > 4 else "")
+                    yield self.finding(h.path, r.line, f"handler {h.name} returns a raw dict "
+                                       f"({{{keys}}})", function=h.qualname, key=",".join(r.keys),
+                                       subject=HandlerReturn(handler=h, ret=r))
+                elif r.literal_type == "str":   # `return f"❌ {e}"`: a text where a reply belongs
+                    yield self.finding(h.path, r.line, f"handler {h.name} returns a string, not a reply",
+                                       function=h.qualname, key="str", subject=HandlerReturn(handler=h, ret=r))
+                elif r.kind == "other" and typed_dict:
+                    yield self.finding(h.path, r.line, f"handler {h.name} returns a raw dict (its "
+                                       f"annotation says -> {h.annotation})", function=h.qualname,
+                                       key=f"-> {h.annotation}",
+                                       subject=HandlerReturn(handler=h, ret=r))

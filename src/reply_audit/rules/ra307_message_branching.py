@@ -37,7 +37,7 @@ class MessageBranching(Rule):
     def check(self, ctx: RuleContext) -> Iterator[Finding]:
         from ..names import Names
 
-        handlers = {h["name"] for h in ctx.inventory.handlers}
+        handlers = {h.name for h in ctx.inventory.handlers}
         classes = Names(ctx.profile.builder_list("reply_classes"))
         replyish = handlers | set(ctx.profile.all_builder_methods)
         names = set(ctx.profile.setting("messages", "reply_names"))

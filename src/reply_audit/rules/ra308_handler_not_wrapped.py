@@ -47,8 +47,8 @@ async def notes_list():
         if not safety:
             return
         for h in ctx.inventory.handlers:
-            if not ctx.is_test(h["path"]) and not has_decorator(h["decorators"], safety):
+            if not ctx.is_test(h.path) and not has_decorator(h.decorators, safety):
                 # reported on the first decorator, where the wrapper goes (and a suppression comment sits)
-                yield self.finding(h["path"], h.get("first_line") or h["line"],
-                                   f"handler {h['name']} is not wrapped by @{safety}",
-                                   function=h["qualname"], key=h["name"], subject=h)
+                yield self.finding(h.path, h.first_line or h.line,
+                                   f"handler {h.name} is not wrapped by @{safety}",
+                                   function=h.qualname, key=h.name, subject=h)

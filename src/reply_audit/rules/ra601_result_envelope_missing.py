@@ -2,6 +2,7 @@
 
 from collections.abc import Iterator
 
+from ..records import HandlerReturn
 from ..results import ENVELOPE, HELPER, UNKNOWN, analyse
 from .base import Example, Finding, Rule, RuleContext
 
@@ -59,9 +60,11 @@ registry.register_action("search", search)
             for r in result.returns:
                 if r.verdict in (ENVELOPE, HELPER, UNKNOWN):
                     continue
-                what = "None" if r.record["kind"] == "none" else "a dict" if r.record["kind"] == "dict" or \
-                    r.record.get("shape") else "a value"
-                yield self.finding(h["path"], r.line, f"action {h['name']} returns {what} without "
-                                   f"{', '.join(r.missing)}", function=h["qualname"],
-                                   key=",".join(r.missing) + "|" + ",".join(r.record.get("keys") or []),
-                                   subject={"handler": h, "return": r.record, "check": r})
+                record = r.record
+                assert record is not None   # every judged return carries its record
+                what = "None" if record.kind == "none" else "a dict" if record.kind == "dict" or record.shape \
+                    else "a value"
+                yield self.finding(h.path, r.line, f"action {h.name} returns {what} without "
+                                   f"{', '.join(r.missing)}", function=h.qualname,
+                                   key=",".join(r.missing) + "|" + ",".join(record.keys or []),
+                                   subject=HandlerReturn(handler=h, ret=record))
