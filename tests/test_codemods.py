@@ -70,3 +70,13 @@ def test_codemods_command_lists_and_explains():
     explained = runner.invoke(app, ["codemods", "terminal-return"])
     assert explained.exit_code == 0 and "+        return rb.denied(" in explained.stdout
     assert runner.invoke(app, ["codemods", "nope"]).exit_code == 2
+
+
+def test_every_codemod_declares_the_records_it_reads():
+    """Each codemod names the subject records it fixes (Finding.subject); the planner hands it no other."""
+    from reply_audit.codemods import all_codemods
+    from reply_audit.records import Subject
+
+    known = set(Subject.__args__)
+    for codemod in all_codemods():
+        assert codemod.subjects and set(codemod.subjects) <= known, codemod.name

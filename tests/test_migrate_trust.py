@@ -1368,6 +1368,7 @@ def test_a_rewrite_that_leaves_its_finding_is_refused_not_reported_as_done(tmp_p
     from reply_audit.codemods.base import Codemod
     from reply_audit.codemods.edits import RewriteCall, span_of
     from reply_audit.migrate import migrate
+    from reply_audit.records import Call
     from reply_audit.rules._snippets import BUILDER, CODES
 
     @dataclass
@@ -1377,6 +1378,7 @@ def test_a_rewrite_that_leaves_its_finding_is_refused_not_reported_as_done(tmp_p
 
     class Broken(Codemod):
         name, phase, order, fixes, doc = "broken", 3, 99, ("RA203",), "renames nothing"
+        subjects = (Call,)
 
         def plan(self, finding, ctx):
             call = finding.subject

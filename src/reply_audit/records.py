@@ -373,3 +373,8 @@ class HandlerReturn:
 
     handler: Handler
     ret: Return
+
+
+# What a finding is about: the record a codemod reads to fix it (`Finding.subject`).
+Subject = (Call | CodeLiteral | Handler | HandlerReturn | ForbiddenTarget | Marker | Registration | RegistryCode
+           | Registry | Envelope | Builder)

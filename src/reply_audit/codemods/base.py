@@ -94,6 +94,7 @@ class Codemod:
     phase: ClassVar[int]            # plan 001: 1 safety net, 2 domain adoption, 3 strict mode
     order: ClassVar[int]            # position within a pass: earlier codemods claim a node first
     fixes: ClassVar[tuple[str, ...]]
+    subjects: ClassVar[tuple[type, ...]]   # the records (`Finding.subject`) it reads: other findings are not its
     doc: ClassVar[str]
     examples: ClassVar[list[Example]] = []
 

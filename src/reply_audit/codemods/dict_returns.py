@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..records import HandlerReturn
 from .base import Codemod, Example, Skip
 from .convert import plan_handler
 
@@ -64,6 +65,7 @@ class DictReturnsCodemod(Codemod):
     phase = 3
     order = 70
     fixes = ("RA306",)
+    subjects = (HandlerReturn,)
     doc = ("Plan 001 phase 3 (strict mode): a handler that returns raw dicts (RA306) is converted onto replies, "
            "the whole handler in one edit. A dict literal whose flags ([migrate.dict-returns] success-flags), error "
            "keys (error_keys) and status (status_keys, failure_values) are literals is decided now: Success, or a "

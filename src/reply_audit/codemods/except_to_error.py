@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..records import Call
 from ..rules._snippets import tree
 from .base import Codemod, Example, Skip
 from .edits import RewriteCall, span_of
@@ -12,6 +13,7 @@ class ExceptToError(Codemod):
     phase = 2
     order = 50
     fixes = ("RA304",)
+    subjects = (Call,)
     doc = ("In an `except Exception` or bare `except` (RA304), an Invalid reply becomes an Error reply with the "
            "code [migrate.except-to-error] code (MCP-SYS-E-001 by default): the method is renamed to the one that "
            "builds E and the code argument replaced, keeping the payload. A code given as a registry reference "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..records import Call, CodeLiteral, ForbiddenTarget
 from ..rules._snippets import BUILDER
 from .base import Codemod, Example, Skip
 from .edits import ReplaceCode, span_of
@@ -26,6 +27,7 @@ class ForbiddenLayers(Codemod):
     phase = 2
     order = 30
     fixes = ("RA309", "RA111", "RA301", "RA108")
+    subjects = (CodeLiteral, ForbiddenTarget, Call)
     doc = ("Rewrites a code whose TYPE is forbidden for its LAYER (a D outside EN, an I from EN) to the owning "
            "layer's code: in builder calls and other product code (RA309, and RA301/RA108 when that is why the "
            "code is unknown or legacy) and in `LEGACY_TO_CANONICAL` values in the code (RA111). [migrate.remap] "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..records import Call
 from ..rules._snippets import BUILDER
 from .base import Codemod, Example, Skip
 from .edits import RewriteCall, span_of
@@ -19,6 +20,7 @@ class ForbiddenMethods(Codemod):
     phase = 2
     order = 40
     fixes = ("RA203",)
+    subjects = (Call,)
     doc = ("Renames calls of the forbidden builder methods (RA203) to the canonical ones their profile names "
            "([builder.forbidden-methods]: info and warn become success, fail becomes error). A literal code "
            "whose TYPE letter no longer fits is changed to the code with the new letter only when the canonical "

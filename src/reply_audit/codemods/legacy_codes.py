@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..records import CodeLiteral
 from .base import Codemod, Example, Skip
 from .edits import ReplaceCode, span_of
 
@@ -20,6 +21,7 @@ class LegacyCodes(Codemod):
     phase = 2
     order = 20
     fixes = ("RA108",)
+    subjects = (CodeLiteral,)
     doc = ("Rewrites each legacy code literal in product code (RA108) to the canonical code its mapping gives "
            "(a `LEGACY_TO_CANONICAL` table in the code, or a `--mapping` file, which wins). Only codes classed "
            "`mapped` are rewritten; a retired, unmapped, or badly mapped code is reported with its class and never "

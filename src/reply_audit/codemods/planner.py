@@ -54,6 +54,8 @@ def plan(result: ScanResult, findings: list[Finding], codemods: list[Codemod] | 
         for codemod in by_rule.get(finding.rule, []):
             if finding.subject is None:
                 break
+            if not isinstance(finding.subject, codemod.subjects):
+                continue   # a finding about another kind of record: not this codemod's
             answer = codemod.plan(finding, ctx)
             if answer is None:
                 continue

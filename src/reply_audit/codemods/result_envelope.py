@@ -180,6 +180,7 @@ class ResultEnvelope(Codemod):
     phase = 3
     order = 75
     fixes = ("RA601",)
+    subjects = (HandlerReturn,)
     doc = ("For profiles with a `[result]` table (IAR): a literal dict returned by an action without the result "
            "envelope (RA601) becomes `[migrate.result] template`, by default "
            "`{\"error\": …, \"data\": …, \"reflection\": …}`. The dict's own error and reflection keep their "

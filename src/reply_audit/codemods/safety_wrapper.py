@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..records import Handler
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from .base import Codemod, Edit, Example, Skip, Target
 from .convert import (
@@ -46,6 +47,7 @@ class SafetyWrapper(Codemod):
     phase = 1
     order = 10
     fixes = ("RA308",)
+    subjects = (Handler,)
     doc = ("Plan 001 phase 1: every tool handler without the safety decorator (RA308) gets it, directly below "
            "its registration decorator as the spec's usage shows (`@mcp.tool()` then `@mcp_safe_tool`), and the "
            "file gets its import: [migrate] safety-imports, or an import of the decorator found elsewhere in the "

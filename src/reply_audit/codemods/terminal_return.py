@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from ..records import Call
 from ..rules._snippets import tree
 from .base import Codemod, Edit, Example, Refused, Skip, Target
 from .edits import span_of
@@ -29,6 +30,7 @@ class TerminalReturn(Codemod):
     phase = 2
     order = 60
     fixes = ("RA303",)
+    subjects = (Call,)
     doc = ("A terminal builder call (Invalid, Denied, Error) written as a bare statement (RA303) becomes "
            "`return <the call>`, so the reply is not lost and nothing runs after it. Only calls that end their "
            "block are rewritten: when statements follow in the same block, returning would skip them, and a "

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..records import Builder, Call, Registry
+from ..records import Builder, Call, Registry, Subject
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..index import Inventory
@@ -58,7 +58,7 @@ class Finding:
     confidence: str | None = None  # for heuristic rules: high | medium
     fixable: bool = False
     fix: str | None = None        # the codemod that fixes it (set by the planner), e.g. "legacy-codes"
-    subject: Any = field(default=None, repr=False, compare=False)  # the inventory record it is about
+    subject: Subject | None = field(default=None, repr=False, compare=False)  # the inventory record it is about
 
     @property
     def normal_key(self) -> str:
@@ -141,7 +141,7 @@ class Rule:
         raise NotImplementedError
 
     def finding(self, path: str, line: int, message: str, *, col: int = 0, function: str | None = None,
-                key: str = "", confidence: str | None = None, subject: Any = None) -> Finding:
+                key: str = "", confidence: str | None = None, subject: Subject | None = None) -> Finding:
         return Finding(rule=self.id, name=self.name, severity=self.severity, category=self.category,
                        path=path, line=line, col=col, message=message, function=function, key=key,
                        confidence=confidence, subject=subject)
