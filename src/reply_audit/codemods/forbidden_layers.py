@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from ..records import Call, CodeLiteral, ForbiddenTarget
 from ..rules._snippets import BUILDER
-from .base import Codemod, Example, Skip
+from ..rules.base import Finding
+from .base import Codemod, Edit, Example, Skip
+from .context import PlanContext
 from .edits import ReplaceCode, span_of
 
 _CODES = '''
@@ -61,9 +63,9 @@ def notes_hide(rb: ReplyBuilder, path):
                  "(registered: CT-VAL-I-001, WA-VAL-I-001)",) * 2,
     )]
 
-    def plan(self, finding, ctx):
+    def plan(self, finding: Finding, ctx: PlanContext) -> Edit | Skip | None:
         subject = finding.subject
-        if finding.rule == "RA111":
+        if isinstance(subject, ForbiddenTarget):   # RA111: a mapping table's target
             entry, mapping = subject.entry, subject.mapping
             if mapping.source != "code" or not entry.value_span or entry.canonical is None:
                 return Skip(f"{entry.legacy} -> {entry.canonical} is set in a mapping file or by reference: "
@@ -74,12 +76,15 @@ def notes_hide(rb: ReplyBuilder, path):
             line, col, end_line, end_col = entry.value_span
             return ReplaceCode(codemod=self.name, path=mapping.path, spans=[(line, col, end_line, end_col)],
                                description=f"{entry.canonical} -> {target}", old=entry.canonical, new=target)
-        if finding.rule == "RA301":
-            lit = ctx.literal_in_call(subject, subject.code) if subject.code else None
-            if lit is None or self.target(subject.code, ctx) is None:
+        if isinstance(subject, Call):   # RA301: a call's code, through the literal in it
+            found = ctx.literal_in_call(subject, subject.code) if subject.code else None
+            if found is None or self.target(found.code, ctx) is None:
                 return None
-        else:
+            lit = found
+        elif isinstance(subject, CodeLiteral):   # RA108, RA309: the literal itself
             lit = subject
+        else:
+            return None
         target = self.target(lit.code, ctx)
         if not isinstance(target, str):
             return target
