@@ -9,6 +9,7 @@ import libcst as cst
 
 from ..directives import DEFAULT_CODE, DEFAULT_REFLECTION, marker_comment
 from ..records import HandlerReturn, Return
+from ..results import ResultJudge
 from .base import Codemod, Edit, Example, Refused, Skip, Target
 
 REFLECTION_MARKER = marker_comment(DEFAULT_REFLECTION)
@@ -254,10 +255,8 @@ registry.register_action("ping", ping)
             return Skip(f"the action returns {what}: build the result by hand")
         if "**" in (ret.shape or {}):
             return Skip("the dict has a ** spread: decide by hand which keys are data")
-        result = profile.section("result")
-        required = list(result.get("required_keys", []))
-        error_key = str(result.get("error_key", "error"))
-        nested = list(result.get("required_nested", []))
+        judge = ResultJudge(profile)   # the one reading of [result]: the judge the rules and the scorecard use
+        required, error_key, nested = judge.required, judge.error_key, judge.nested
         reflection_key = nested[0].split(".", 1)[0] if nested else "reflection"
         data_key = next((k for k in required if k not in (error_key, reflection_key)), "data")
         missing = _template_lacks(template, required)
