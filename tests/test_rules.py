@@ -42,6 +42,7 @@ def test_rules_are_complete_and_unique():
     for r in RULES:
         assert r.severity in SEVERITIES and r.category in ("registry", "builder", "call", "envelope", "tooling")
         assert r.valid and r.invalid and len(r.doc) > 80 and r.spec
+        assert r.fix and "Fix:" not in r.doc, f"{r.id}: how to fix goes in `fix`, not in `doc`"
 
 
 def test_every_rule_fires_on_a_bundled_example():

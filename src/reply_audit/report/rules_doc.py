@@ -31,6 +31,17 @@ def _finding(pinned: tuple[str, int, int, str]) -> str:
     return f"{path}:{line}:{column}: {message}"
 
 
+def _fix_safety(rule) -> str:
+    """Which findings `migrate` fixes, and how safely: ruff's "fix safety", in our terms."""
+    fixers = fixed_by(rule)
+    if not fixers:
+        return "No codemod fixes it: the fix is a decision for a human."
+    names = ", ".join(f"[{n}](codemods.md#{n})" for n in fixers)
+    return (f"`reply-audit migrate` fixes what it can with {names}: the scan marks those findings `[*]`. A rewrite "
+            "never changes behaviour silently; a finding it cannot fix safely is left with the reason "
+            "(docs/migrate.md).")
+
+
 def fixed_by(rule) -> list[str]:
     """Names of the codemods that fix some findings of RULE."""
     from ..codemods import all_codemods
@@ -57,6 +68,7 @@ def explain(rule) -> str:
              + (f"   fixed by: {', '.join(fixers)}" if fixers else ""),
              f"scorecard row: {_row(rule)}   execution plan: {_chunk(rule)}", ""]
     lines += textwrap.wrap(rule.doc, 100)
+    lines += ["", *textwrap.wrap("Fix: " + rule.fix, 100)]
     if rule.invalid:
         example = rule.invalid[0]
         tree = example.tree()
@@ -70,6 +82,8 @@ def explain(rule) -> str:
 def rules_markdown(rules) -> str:
     out = ["# Rules", "",
            "Generated from the rule classes by `reply-audit rules --format md`; a test keeps this page current.",
+           "Each rule's page is laid out as ruff's are: what it does and why, an example with the findings it "
+           "gives, what to write instead, and how to fix it. "
            "Each rule reads the scan's inventory (never a syntax tree); its examples are run by the test-suite: "
            "VALID examples give no finding of the rule, INVALID ones exactly the findings shown (path, line, "
            "column, message).", "",
@@ -82,5 +96,8 @@ def rules_markdown(rules) -> str:
                 + (f" · fixed by `migrate`: {', '.join(f'[{n}](codemods.md#{n})' for n in fixed_by(r))}"
                    if fixed_by(r) else ""), "",
                 f"Scorecard row: {_row(r)} · execution plan: {_chunk(r)}", "",
-                r.doc, "", "### Valid", "", _examples(r.valid), "### Invalid", "", _examples(r.invalid)]
+                "### What it does, and why", "", r.doc, "",
+                "### Example", "", _examples(r.invalid),
+                "### Use instead", "", _examples(r.valid),
+                "### How to fix", "", r.fix, "", _fix_safety(r), ""]
     return "\n".join(out).rstrip() + "\n"

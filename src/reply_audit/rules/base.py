@@ -130,6 +130,7 @@ class Rule:
     category: ClassVar[str]        # registry | builder | call | envelope | tooling
     requirement: ClassVar[str]     # the scorecard row it counts against (compliance.py REQUIREMENTS)
     chunk: ClassVar[str]           # the execution-plan chunk that fixes it (compliance.py CHUNKS)
+    fix: ClassVar[str]             # how to fix a finding, by hand (the codemods that fix some say so in the docs)
     spec: ClassVar[str]            # the spec section enforced
     doc: ClassVar[str]             # what, why, how to fix
     heuristic: ClassVar[bool] = False

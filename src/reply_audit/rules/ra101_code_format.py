@@ -13,9 +13,9 @@ class CodeFormat(Rule):
     requirement = "registry-well-formed"
     chunk = "registry"
     spec = "spec 000 §6"
-    doc = ("Every code of the canonical registry must have the form LAYER-AREA-TYPE-NNN with NNN in the "
-           "profile's range. Agents branch on the code, so a code that does not parse cannot be branched on. "
-           "Fix: rename the code (codes are never reused, so give it a new number in its cluster).")
+    doc = ("Every code of the canonical registry must have the form LAYER-AREA-TYPE-NNN with NNN in the profile's "
+           "range. Agents branch on the code, so a code that does not parse cannot be branched on.")
+    fix = ("Rename the code (codes are never reused, so give it a new number in its cluster).")
     valid = [Example('''
 class Codes:
     A = ReplyCode("WA-RES-I-001")

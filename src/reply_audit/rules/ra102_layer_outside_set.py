@@ -13,9 +13,9 @@ class LayerOutsideSet(Rule):
     requirement = "registry-well-formed"
     chunk = "registry"
     spec = "spec 000 §4"
-    doc = ("The LAYER set is closed (WA, EN, CT, MCP in the canonical profile); a new layer needs an "
-           "architecture revision. A code with another layer in the canonical registry names an owner that does "
-           "not exist. Fix: choose the layer that decided the outcome; tool or subsystem names belong in data.")
+    doc = ("The LAYER set is closed (WA, EN, CT, MCP in the canonical profile); a new layer needs an architecture "
+           "revision. A code with another layer in the canonical registry names an owner that does not exist.")
+    fix = ("Choose the layer that decided the outcome; tool or subsystem names belong in data.")
     valid = [Example('''
 class Codes:
     A = ReplyCode("WA-RES-I-001")

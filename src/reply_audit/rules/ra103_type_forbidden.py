@@ -13,9 +13,9 @@ class TypeForbiddenForLayer(Rule):
     requirement = "layer-ownership"
     chunk = "registry"
     spec = "spec 000 §4"
-    doc = ("Each layer owns some outcomes only: Denied comes only from EN, EN never answers Invalid. A code "
-           "such as WA-RES-D-001 says the world adapter denied something, which it never does. Fix: move the "
-           "decision to the owning layer (EN-...-D-...), or change the type.")
+    doc = ("Each layer owns some outcomes only: Denied comes only from EN, EN never answers Invalid. A code such "
+           "as WA-RES-D-001 says the world adapter denied something, which it never does.")
+    fix = ("Move the decision to the owning layer (EN-...-D-...), or change the type.")
     valid = [Example('''
 class Codes:
     A = ReplyCode("EN-WRITE-D-001")

@@ -14,9 +14,9 @@ class AreaNotListed(Rule):
     requirement = "registry-well-formed"
     chunk = "registry"
     spec = "spec 000 §5"
-    doc = ("New AREA values need a registry and documentation update; AREA sprawl is forbidden. OPEN and CLOSE "
-           "are not AREAs (contract gates are GATE). Fix: use a listed AREA, or add the AREA to the profile's "
-           "[areas] table together with the spec. An unlisted AREA that is a tool name is reported by RA105.")
+    doc = ("New AREA values need a registry and documentation update; AREA sprawl is forbidden. OPEN and CLOSE are "
+           "not AREAs (contract gates are GATE). An unlisted AREA that is a tool name is reported by RA105.")
+    fix = ("Use a listed AREA, or add the AREA to the profile's [areas] table together with the spec.")
     valid = [Example('''
 class Codes:
     A = ReplyCode("CT-GATE-S-001")

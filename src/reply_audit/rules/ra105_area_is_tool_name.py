@@ -25,9 +25,9 @@ class AreaIsToolName(Rule):
     chunk = "registry"
     spec = "spec 000 §5"
     doc = ("AREA describes the domain, never the tool: tool identity belongs in structured data. An AREA that "
-           "matches a word of a handler's name (PLAYSET for ck3_playset, NOTES for notes_read; verbs such as "
-           "close or search are not tool names, see [registries] tool-name-stopwords) names a tool. "
-           "Fix: use the domain AREA (READ, WRITE, RES, ...) and put the tool name in data.")
+           "matches a word of a handler's name (PLAYSET for ck3_playset, NOTES for notes_read; verbs such as close "
+           "or search are not tool names, see [registries] tool-name-stopwords) names a tool.")
+    fix = ("Use the domain AREA (READ, WRITE, RES, ...) and put the tool name in data.")
     valid = [Example({
         "codes.py": 'class Codes:\n    A = ReplyCode("WA-READ-S-001")\n    B = ReplyCode("WA-RES-I-001")\n',
         "server.py": "@mcp.tool()\ndef notes_read(path):\n    return None\n",

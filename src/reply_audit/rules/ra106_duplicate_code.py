@@ -14,8 +14,8 @@ class DuplicateCode(Rule):
     chunk = "registry"
     spec = "spec 000 §6"
     doc = ("Codes are stable and never reused. A code defined twice in one registry has two meanings or two "
-           "messages, and which one wins depends on order. Fix: delete the second definition, or give it a new "
-           "number.")
+           "messages, and which one wins depends on order.")
+    fix = ("Delete the second definition, or give it a new number.")
     valid = [Example('REG = {"WA-RES-I-001": "a", "WA-RES-I-002": "b"}\n')]
     invalid = [Example('REG = [Code(code="WA-RES-I-001"), Code(code="WA-RES-I-002"), Code(code="WA-RES-I-001")]\n',
         findings=[

@@ -14,8 +14,8 @@ class MultipleRegistries(Rule):
     chunk = "registry"
     spec = "spec 000 §12"
     doc = ("The canonical registry is the only active registry; multiple registries at runtime are a forbidden "
-           "state. A legacy registry that product code still imports keeps old codes and messages alive. Fix: "
-           "move what is still read (messages, lookups) to the canonical registry, stop importing the legacy "
+           "state. A legacy registry that product code still imports keeps old codes and messages alive.")
+    fix = ("Move what is still read (messages, lookups) to the canonical registry, stop importing the legacy "
            "module outside tests, then delete or deprecate it.")
     valid = [Example({
         "legacy.py": 'OLD = {"FILE-OP-S-001": "x", "FILE-OP-E-001": "y"}\n',

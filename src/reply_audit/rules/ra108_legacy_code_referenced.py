@@ -14,9 +14,9 @@ class LegacyCodeReferenced(Rule):
     chunk = "registry"
     spec = "spec 000 §12"
     doc = ("Legacy codes are retired or mapped, never emitted. A legacy code literal in product code (a builder "
-           "call, a comparison, a constant) keeps the old vocabulary on the wire. Fix: use the mapped canonical "
-           "code (`reply-audit migrate --select legacy-codes` rewrites mapped ones); a retired code needs a new "
-           "decision.")
+           "call, a comparison, a constant) keeps the old vocabulary on the wire.")
+    fix = ("Use the mapped canonical code (`reply-audit migrate --select legacy-codes` rewrites mapped ones); a "
+           "retired code needs a new decision.")
     valid = [Example({
         "legacy.py": 'OLD = {"FILE-OP-S-001": "x", "FILE-OP-E-001": "y"}\n',
         "codes.py": 'class Codes:\n    A = ReplyCode("WA-RES-S-001")\n    B = ReplyCode("MCP-SYS-E-001")\n',

@@ -14,9 +14,8 @@ class MappingGap(Rule):
     chunk = "registry"
     spec = "spec 000 §12"
     doc = ("Every legacy code must be mapped to a canonical code or retired. A legacy code whose layer and type "
-           "are legal but that has no mapping entry and no canonical twin is a gap: nobody decided its fate. "
-           "Fix: add it to LEGACY_TO_CANONICAL (or a mapping file) with its canonical code, or map it to "
-           "RETIRED.")
+           "are legal but that has no mapping entry and no canonical twin is a gap: nobody decided its fate.")
+    fix = ("Add it to LEGACY_TO_CANONICAL (or a mapping file) with its canonical code, or map it to RETIRED.")
     valid = [Example({
         "legacy.py": 'OLD = {"WA-RES-E-009": "x", "FILE-OP-E-001": "y"}\n',
         "codes.py": ('class Codes:\n    A = ReplyCode("WA-RES-E-001")\n    B = ReplyCode("MCP-SYS-E-001")\n'

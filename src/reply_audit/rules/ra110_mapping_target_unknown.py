@@ -14,8 +14,8 @@ class MappingTargetUnknown(Rule):
     chunk = "registry"
     spec = "spec 000 §12"
     doc = ("A mapping must lead to a code that exists. A target missing from the canonical registry would be "
-           "rejected (or worse, emitted unregistered) once code is migrated. Fix: register the target code, or "
-           "map to an existing one.")
+           "rejected (or worse, emitted unregistered) once code is migrated.")
+    fix = ("Register the target code, or map to an existing one.")
     valid = [Example('class Codes:\n    A = ReplyCode("WA-RES-E-001")\n    B = ReplyCode("MCP-SYS-E-001")\n'
                      'LEGACY_TO_CANONICAL = {"FILE-OP-E-001": "MCP-SYS-E-001"}\n')]
     invalid = [Example('class Codes:\n    A = ReplyCode("WA-RES-E-001")\n    B = ReplyCode("MCP-SYS-E-001")\n'

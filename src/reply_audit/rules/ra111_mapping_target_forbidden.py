@@ -14,9 +14,10 @@ class MappingTargetForbidden(Rule):
     requirement = "legacy-mapped"
     chunk = "registry"
     spec = "spec 000 §4, §12"
-    doc = ("Legacy codes with forbidden layers are retired, not migrated; a mapping must not carry the fault "
-           "over. A target whose layer is outside the closed set, or whose type its layer may not emit "
-           "(WA-...-D-...), is illegal. Fix: map the denial to EN, or retire the code.")
+    doc = ("Legacy codes with forbidden layers are retired, not migrated; a mapping must not carry the fault over. "
+           "A target whose layer is outside the closed set, or whose type its layer may not emit (WA-...-D-...), "
+           "is illegal.")
+    fix = ("Map the denial to EN, or retire the code.")
     valid = [Example('LEGACY_TO_CANONICAL = {"FILE-OP-D-001": "EN-WRITE-D-001", "FILE-OP-E-001": "MCP-SYS-E-001"}\n')]
     invalid = [Example('LEGACY_TO_CANONICAL = {"FILE-OP-D-001": "WA-WRITE-D-001", "FILE-OP-E-001": "MCP-SYS-E-001"}\n',
         findings=[

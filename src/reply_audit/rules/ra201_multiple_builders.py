@@ -14,10 +14,10 @@ class MultipleBuilders(Rule):
     requirement = "one-builder"
     chunk = "one-builder"
     spec = "spec 000 §9"
-    doc = ("There must be exactly one ReplyBuilder in the runtime. A second (shadow) builder bypasses the "
-           "primary one's validation and drifts in its API. The builder with the most calls is taken as the "
-           "primary; every other is reported. Fix: make the shadow's factory return the primary builder and "
-           "delete the shadow class.")
+    doc = ("There must be exactly one ReplyBuilder in the runtime. A second (shadow) builder bypasses the primary "
+           "one's validation and drifts in its API. The builder with the most calls is taken as the primary; every "
+           "other is reported.")
+    fix = ("Make the shadow's factory return the primary builder and delete the shadow class.")
     valid = [Example(BUILDER + "\nclass Reply:\n    @classmethod\n    def success(cls, code): ...\n"
                      "    @classmethod\n    def error(cls, code): ...\n",
                      note="a Reply class with classmethod factories is not a second builder")]

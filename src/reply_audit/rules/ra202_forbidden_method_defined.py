@@ -13,9 +13,9 @@ class ForbiddenMethodDefined(Rule):
     requirement = "one-builder"
     chunk = "one-builder"
     spec = "spec 000 §2, §9"
-    doc = ("There are no auxiliary outcomes (info, warning, soft error): informational outcomes are Success "
-           "with structured data. A builder that offers info()/warn()/fail() invites them. Fix: delete the "
-           "method; callers use success() (info, warn) or error() (fail).")
+    doc = ("There are no auxiliary outcomes (info, warning, soft error): informational outcomes are Success with "
+           "structured data. A builder that offers info()/warn()/fail() invites them.")
+    fix = ("Delete the method; callers use success() (info, warn) or error() (fail).")
     valid = [Example("class B:\n    def success(self, c): ...\n    def error(self, c): ...\n")]
     invalid = [Example("class B:\n    def success(self, c): ...\n    def error(self, c): ...\n"
                        "    def info(self, c): ...\n    def warn(self, c): ...\n",

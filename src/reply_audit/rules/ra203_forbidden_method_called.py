@@ -14,8 +14,11 @@ class ForbiddenMethodCalled(Rule):
     requirement = "reply-types"
     chunk = "one-builder"
     spec = "spec 000 §9"
-    doc = ("rb.info(), rb.warn() and rb.fail() are explicitly forbidden. Fix: rb.success() with the information "
-           "in data for info/warn, rb.error() for fail (`reply-audit migrate --select forbidden-methods`).")
+    doc = ("rb.info(), rb.warn() and rb.fail() are explicitly forbidden: a reply has one of four meanings, and an "
+           "informational outcome or a warning is a Success carrying structured data. A builder that defines no such "
+           "method raises AttributeError at run time (RA204 reports that too).")
+    fix = ("rb.success() with the information in data for info/warn, rb.error() for fail (`reply-audit migrate "
+           "--select forbidden-methods`).")
     valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-001", {"note": 1})\n'))]
     invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.info("WA-READ-S-001", {})\n'),
         findings=[

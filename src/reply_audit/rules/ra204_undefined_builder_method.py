@@ -13,9 +13,10 @@ class UndefinedBuilderMethod(Rule):
     requirement = "one-builder"
     chunk = "one-builder"
     spec = "spec 000 §9"
-    doc = ("A call to a builder method the resolved builder class does not define raises AttributeError when "
-           "that path runs: the caller gets a crash instead of a reply (the safety wrapper turns it into an "
-           "Error at best). Fix: use the one canonical builder, which defines all four methods.")
+    doc = ("A call to a builder method the resolved builder class does not define raises AttributeError when that "
+           "path runs: the caller gets a crash instead of a reply (the safety wrapper turns it into an Error at "
+           "best).")
+    fix = ("Use the one canonical builder, which defines all four methods.")
     valid = [Example('''
 class ReplyBuilder:
     def success(self, code, data=None): ...

@@ -14,10 +14,11 @@ class BuilderNotFrozen(Rule):
     requirement = "builder-frozen"
     chunk = "frozen-builder"
     spec = "spec 000 §10"
-    doc = ("After a terminal reply (Invalid, Denied, Error) the builder enters a frozen state and any further "
-           "call raises, which stops silent overwrites. Detected when a terminal method sets a flag on self and "
-           "some method raises under a test of that flag. Fix: set self._frozen = True in invalid/denied/error "
-           "and raise RuntimeError at the top of every method when it is set.")
+    doc = ("After a terminal reply (Invalid, Denied, Error) the builder enters a frozen state and any further call "
+           "raises, which stops silent overwrites. Detected when a terminal method sets a flag on self and some "
+           "method raises under a test of that flag.")
+    fix = ("Set self._frozen = True in invalid/denied/error and raise RuntimeError at the top of every method when "
+           "it is set.")
     valid = [Example(BUILDER)]
     invalid = [Example("class B:\n    def success(self, c): return c\n    def error(self, c): return c\n",
         findings=[

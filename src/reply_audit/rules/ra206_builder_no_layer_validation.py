@@ -18,8 +18,8 @@ class BuilderNoLayerValidation(Rule):
            "may not be Invalid. A builder that passes codes through unchecked lets a forbidden reply onto the "
            "wire. Detected by a reference to a validator named in the profile ([builder] layer-validators) or an "
            "explicit layer-and-type test; not when the validator is passed the reply type and never reads it (it "
-           "can then only check the code against itself: `rb.denied(\"WA-RES-I-001\")` passes). Fix: validate "
-           "every code (format and ownership) against the reply being built.")
+           "can then only check the code against itself: `rb.denied(\"WA-RES-I-001\")` passes).")
+    fix = ("Validate every code (format and ownership) against the reply being built.")
     valid = [Example(BUILDER)]
     invalid = [Example("class B:\n    def success(self, c): return c\n    def denied(self, c): return c\n",
         findings=[

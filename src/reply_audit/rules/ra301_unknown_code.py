@@ -15,12 +15,12 @@ class UnknownCode(Rule):
     chunk = "call-sites"
     spec = "spec 000 §6, §12"
     doc = ("Replies are registry-backed: every code a tool emits is defined in the canonical registry. An "
-           "unregistered code has no message, no owner check and no stable meaning. (Legacy codes are RA108.) "
-           "A registry class or Enum is checked like a type: `Codes.MISSING`, an attribute it does not define, "
-           "is an AttributeError at run time (no [codes] enums entry needed; a class with a base the scan cannot "
-           "see may inherit the name and is not judged). A code string that is not even well formed "
-           "(`GEN-E-001` where codes are LAYER-AREA-TYPE-NNN) is reported too, never dropped. "
-           "Fix: register the code, or use the registered one meant.")
+           "unregistered code has no message, no owner check and no stable meaning. (Legacy codes are RA108.) A "
+           "registry class or Enum is checked like a type: `Codes.MISSING`, an attribute it does not define, is an "
+           "AttributeError at run time (no [codes] enums entry needed; a class with a base the scan cannot see may "
+           "inherit the name and is not judged). A code string that is not even well formed (`GEN-E-001` where "
+           "codes are LAYER-AREA-TYPE-NNN) is reported too, never dropped.")
+    fix = ("Register the code, or use the registered one meant.")
     valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-001", {})\n')),
              Example(tree(server='''
 class MoreCodes(BaseCodes):

@@ -15,8 +15,8 @@ class MethodTypeMismatch(Rule):
     chunk = "call-sites"
     spec = "spec 000 §3, §6"
     doc = ("The TYPE letter of a code and the builder method must say the same thing: rb.success() with "
-           "WA-RES-I-001 sends a Success whose code says Invalid, and agents that branch on either get it "
-           "wrong. Fix: call the method of the code's type, or pick the code of the intended type.")
+           "WA-RES-I-001 sends a Success whose code says Invalid, and agents that branch on either get it wrong.")
+    fix = ("Call the method of the code's type, or pick the code of the intended type.")
     valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.invalid("WA-RES-I-001", {})\n'))]
     invalid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-RES-I-001", {})\n'),
         findings=[

@@ -15,12 +15,12 @@ class TerminalNotReturned(Rule):
     requirement = "terminal-returned"
     chunk = "call-sites"
     spec = "spec 000 §10"
-    doc = ("Invalid, Denied and Error are terminal: the reply must be returned at once. A terminal call used "
-           "as a statement (or stored and ignored) is lost, and the code goes on to build another reply. Fix: "
-           "`return rb.denied(...)` (`reply-audit migrate --select terminal-return`). Calls of a Reply class's "
-           "classmethod factories are not builder calls and are left alone, and so is a reply function "
-           "([builder.functions]) whose value is kept or passed on: only one called as a bare statement, or bound to "
-           "a name the function never reads, is lost.")
+    doc = ("Invalid, Denied and Error are terminal: the reply must be returned at once. A terminal call used as a "
+           "statement (or stored and ignored) is lost, and the code goes on to build another reply. Calls of a "
+           "Reply class's classmethod factories are not builder calls and are left alone, and so is a reply "
+           "function ([builder.functions]) whose value is kept or passed on: only one called as a bare statement, "
+           "or bound to a name the function never reads, is lost.")
+    fix = ("`return rb.denied(...)` (`reply-audit migrate --select terminal-return`).")
     valid = [Example(tree(server='''
 def f(rb: ReplyBuilder, path):
     if path.startswith("/sys"):

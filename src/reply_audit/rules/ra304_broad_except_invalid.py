@@ -16,10 +16,11 @@ class BroadExceptInvalid(Rule):
     requirement = "except-error"
     chunk = "call-sites"
     spec = "spec 000 §3, §11"
-    doc = ("Invalid and Error are mutually exclusive: Invalid tells the agent to fix its request and retry, "
-           "Error that the system broke. An `except Exception` (or bare except) catches system failures, so "
-           "answering Invalid there sends the agent into a retry loop. Narrow excepts (KeyError, ValueError) may "
-           "answer Invalid. Fix: return an Error (`reply-audit migrate --select except-to-error`).")
+    doc = ("Invalid and Error are mutually exclusive: Invalid tells the agent to fix its request and retry, Error "
+           "that the system broke. An `except Exception` (or bare except) catches system failures, so answering "
+           "Invalid there sends the agent into a retry loop. Narrow excepts (KeyError, ValueError) may answer "
+           "Invalid.")
+    fix = ("Return an Error (`reply-audit migrate --select except-to-error`).")
     valid = [Example(tree(server='''
 def f(rb: ReplyBuilder, d, k):
     try:

@@ -17,17 +17,17 @@ class EmptyStateInvalid(Rule):
     spec = "spec 000 §3 (002 §5.3)"
     heuristic = True
     doc = ("\"No results\" or \"no active X\" in answer to a valid read or status query is a valid state, not a "
-           "bad request: it is Success with empty data (`{has_active_contract: false}`, `{results: []}`). "
-           "This rule is a heuristic, and it asks the same classifier as `migrate` (so the scan never contradicts "
-           "a type migrate wrote with evidence): it looks for an Invalid in a read or status path (the function's "
+           "bad request: it is Success with empty data (`{has_active_contract: false}`, `{results: []}`). This "
+           "rule is a heuristic, and it asks the same classifier as `migrate` (so the scan never contradicts a "
+           "type migrate wrote with evidence): it looks for an Invalid in a read or status path (the function's "
            "name, or an enclosing `==`/`in` test, holds one of [classify] read-names) with a message saying "
            "nothing was found (empty_patterns) or under an emptiness test (`not x`, `is None`, `== 0`: "
-           "empty_tests, but not an existence or validity check: input_checks). It leaves alone every sign of "
-           "bad input, where Invalid is right: a test that reads one of the function's parameters, a message "
-           "that quotes one, a code of an area in input_areas (resolution, validation), a missing resource or "
-           "credential named in the test or the message (precondition_words: `if not api_token`). Confidence "
-           "is high with a message that says so, or an emptiness test in a status path; medium otherwise. "
-           "Fix: rb.success(..., data={...: empty}).")
+           "empty_tests, but not an existence or validity check: input_checks). It leaves alone every sign of bad "
+           "input, where Invalid is right: a test that reads one of the function's parameters, a message that "
+           "quotes one, a code of an area in input_areas (resolution, validation), a missing resource or "
+           "credential named in the test or the message (precondition_words: `if not api_token`). Confidence is "
+           "high with a message that says so, or an emptiness test in a status path; medium otherwise.")
+    fix = ("rb.success(..., data={...: empty}).")
     valid = [Example(tree(server='''
 def notes_status(rb: ReplyBuilder, session):
     if not session:

@@ -16,13 +16,13 @@ class RawDictReturn(Rule):
     chunk = "strict-mode"
     spec = "spec 000 §12; plan 001 phase 3"
     doc = ("Raw dict returns were allowed only in phase 1, behind the safety wrapper's legacy auto-wrap "
-           "(MCP-SYS-S-900). In strict mode every handler returns a Reply. Fix: build the reply "
-           "(`reply-audit migrate --select dict-returns`): success-shaped dicts become rb.success(code, "
-           "data={...}), error-shaped ones Invalid, or Error inside an except. A handler annotated as returning "
-           "a dict (`-> dict`, `Dict[str, Any]`) returns one at every return the scan cannot see into "
-           "(`return result`, `return helper(...)`): those count too, and so does a conditional that is a dict on "
-           "every branch (`result if isinstance(result, dict) else {\"success\": False, ...}`). A handler that "
-           "returns a string (`return f\"Error: {e}\"`) returns no reply either: it is reported too.")
+           "(MCP-SYS-S-900). In strict mode every handler returns a Reply. A handler annotated as returning a dict "
+           "(`-> dict`, `Dict[str, Any]`) returns one at every return the scan cannot see into (`return result`, "
+           "`return helper(...)`): those count too, and so does a conditional that is a dict on every branch "
+           "(`result if isinstance(result, dict) else {\"success\": False, ...}`). A handler that returns a string "
+           "(`return f\"Error: {e}\"`) returns no reply either: it is reported too.")
+    fix = ("Build the reply (`reply-audit migrate --select dict-returns`): success-shaped dicts become "
+           "rb.success(code, data={...}), error-shaped ones Invalid, or Error inside an except.")
     valid = [Example('''
 @mcp.tool()
 def notes_search(rb: ReplyBuilder, query):

@@ -14,9 +14,10 @@ class MessageBranching(Rule):
     chunk = "strict-mode"
     spec = "spec 000 §1, §6; plan 001 phase 3"
     doc = ("Messages are derived and may change at any time; agents and code branch on TYPE and CODE only. A "
-           "comparison or test on `.message` breaks silently when a message is reworded. Fix: compare "
-           "`reply.code` or `reply.reply_type`. Only messages of replies count: the owner was assigned from a handler, "
-           "a builder method or a Reply class, or is named like one ([messages] reply-names).")
+           "comparison or test on `.message` breaks silently when a message is reworded. Only messages of replies "
+           "count: the owner was assigned from a handler, a builder method or a Reply class, or is named like one "
+           "([messages] reply-names).")
+    fix = ("Compare `reply.code` or `reply.reply_type`.")
     valid = [Example('def f(reply):\n    if reply.code == "WA-RES-I-001":\n        return 1\n'),
              Example('def f(entries, q):\n    return [e for e in entries if q in e.message.lower()]\n',
                      note="log entries have messages too")]

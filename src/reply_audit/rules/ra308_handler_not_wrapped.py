@@ -20,8 +20,9 @@ class HandlerNotWrapped(Rule):
     doc = ("Every tool handler runs inside the safety wrapper ([handlers] safety-decorator, `@mcp_safe_tool`): it "
            "gives each reply its trace id, turns an unhandled exception into an Error reply instead of a crashed "
            "transport, and in phase 1 wraps a legacy raw payload as MCP-SYS-S-900. A handler registered without it "
-           "has none of that. Fix: put the decorator directly below the registration decorator "
-           "(`reply-audit migrate --select safety-wrapper`).")
+           "has none of that.")
+    fix = ("Put the decorator directly below the registration decorator (`reply-audit migrate --select "
+           "safety-wrapper`).")
     valid = [Example('''
 @mcp.tool()
 @mcp_safe_tool

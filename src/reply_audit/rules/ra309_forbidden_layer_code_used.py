@@ -14,11 +14,11 @@ class ForbiddenLayerCodeUsed(Rule):
     requirement = "layer-emits"
     chunk = "call-sites"
     spec = "spec 000 §4"
-    doc = ("Denied originates only from EN, and EN never answers Invalid. A code such as WA-VIS-D-001 in a "
-           "builder call (or anywhere in product code) says the world adapter denied a request, whatever the "
-           "registry says. (RA103 reports such codes where a registry defines them.) Fix: emit the owning "
-           "layer's code; `reply-audit migrate --select forbidden-layers` rewrites it where [migrate.remap] "
-           "and the registry give exactly one target.")
+    doc = ("Denied originates only from EN, and EN never answers Invalid. A code such as WA-VIS-D-001 in a builder "
+           "call (or anywhere in product code) says the world adapter denied a request, whatever the registry "
+           "says. (RA103 reports such codes where a registry defines them.)")
+    fix = ("Emit the owning layer's code; `reply-audit migrate --select forbidden-layers` rewrites it where "
+           "[migrate.remap] and the registry give exactly one target.")
     valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.denied("EN-WRITE-D-001", {})\n'))]
     invalid = [Example(tree(server='''
 def f(rb: ReplyBuilder, path):

@@ -17,10 +17,11 @@ class MigrationDefaultCode(Rule):
     chunk = "strict-mode"
     spec = "plan 001 phase 2"
     doc = ("When `reply-audit migrate` (dict-returns) turns a raw dict into a builder call and no mapping file "
-           "names the handler's code ([tools.HANDLER]), it uses the profile's default ([migrate.dict-returns]) "
-           "and marks the line `# reply-audit: default-code`. A default is a placeholder: MCP-SYS-S-001 says "
-           "nothing about what succeeded. Fix: replace it with the specific registry code and delete the marker "
-           "(or name the code in a mapping file before migrating).")
+           "names the handler's code ([tools.HANDLER]), it uses the profile's default ([migrate.dict-returns]) and "
+           "marks the line `# reply-audit: default-code`. A default is a placeholder: MCP-SYS-S-001 says nothing "
+           "about what succeeded.")
+    fix = ("Replace it with the specific registry code and delete the marker (or name the code in a mapping file "
+           "before migrating).")
     valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.success("WA-READ-S-001", data={})\n'))]
     invalid = [Example(tree(server='''
 def f(rb: ReplyBuilder):

@@ -16,8 +16,8 @@ class ReplyWithoutCode(Rule):
     spec = "spec 000 §6 (every reply carries a registry code)"
     doc = ("Every reply of a type listed in `[builder] code-required` carries a stable code: callers branch on "
            "codes, never on text. A builder method or builder function ([builder.functions]) called without its "
-           "code argument (by keyword or at its position), or with None, yields a reply nothing can branch on. "
-           "Fix: pass the registered code (an Enum member, a registry constant or its literal).")
+           "code argument (by keyword or at its position), or with None, yields a reply nothing can branch on.")
+    fix = ("Pass the registered code (an Enum member, a registry constant or its literal).")
     valid = [Example(tree(server='def f(rb: ReplyBuilder):\n    return rb.error("MCP-SYS-E-001", data={})\n'))]
     invalid = [Example(tree(server='''
 def f(rb: ReplyBuilder):

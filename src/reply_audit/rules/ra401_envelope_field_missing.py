@@ -51,11 +51,12 @@ class EnvelopeFieldMissing(Rule):
     requirement = "envelope-shape"
     chunk = "envelope-spec"
     spec = "spec 000 §8"
-    doc = ("The transport envelope has status, reply_type, data, meta.trace_id, meta.duration_ms and error "
-           "(the profile's [envelope] fields). The Reply classes' serializer (to_dict() ...) is read, nested "
-           "serializers included, and each spec field it lacks is reported, or reported as misplaced when the "
-           "same name sits elsewhere (trace.trace_id instead of meta.trace_id). Fix: produce the envelope "
-           "fields in the serializer, or decide (and write down in the profile) that the spec changes.")
+    doc = ("The transport envelope has status, reply_type, data, meta.trace_id, meta.duration_ms and error (the "
+           "profile's [envelope] fields). The Reply classes' serializer (to_dict() ...) is read, nested "
+           "serializers included, and each spec field it lacks is reported, or reported as misplaced when the same "
+           "name sits elsewhere (trace.trace_id instead of meta.trace_id).")
+    fix = ("Produce the envelope fields in the serializer, or decide (and write down in the profile) that the spec "
+           "changes.")
     valid = [Example(SPEC_SHAPE)]
     invalid = [Example(SPEC_SHAPE.replace('"error": None', '"code": "x"').replace(
         'return {"trace_id": self.trace_id, "duration_ms": self.duration_ms}', 'return {"trace_id": self.trace_id}'),

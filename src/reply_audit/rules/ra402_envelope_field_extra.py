@@ -14,10 +14,10 @@ class EnvelopeFieldExtra(Rule):
     requirement = "envelope-shape"
     chunk = "envelope-spec"
     spec = "spec 000 §8"
-    doc = ("Fields on the wire that the envelope spec does not name (code, message, trace ...) are either "
-           "drift in the code or a gap in the spec that agents already rely on. Either way code and spec "
-           "disagree, and one of them must change. Fix: remove the field, or add it to the spec and to the "
-           "profile's [envelope] fields.")
+    doc = ("Fields on the wire that the envelope spec does not name (code, message, trace ...) are either drift in "
+           "the code or a gap in the spec that agents already rely on. Either way code and spec disagree, and one "
+           "of them must change.")
+    fix = ("Remove the field, or add it to the spec and to the profile's [envelope] fields.")
     valid = [Example(SPEC_SHAPE)]
     invalid = [Example(SPEC_SHAPE.replace('"error": None', '"error": None, "code": "x", "message": "y"'),
         findings=[

@@ -14,9 +14,9 @@ class NoPrecommitGuard(Rule):
     chunk = "guard-hook"
     spec = "spec 000 §13"
     doc = ("Linting, pre-commit hooks and runtime guards must enforce the standard. Without a hook, every "
-           "invariant here can come back in the next commit. Detected from .pre-commit-config.yaml: a hook "
-           "whose id, name or entry matches the profile's [tooling] guard-patterns. Fix: add the reply-audit "
-           "hook (see docs/ci.md) to .pre-commit-config.yaml.")
+           "invariant here can come back in the next commit. Detected from .pre-commit-config.yaml: a hook whose "
+           "id, name or entry matches the profile's [tooling] guard-patterns.")
+    fix = ("Add the reply-audit hook (see docs/ci.md) to .pre-commit-config.yaml.")
     valid = [Example({
         "mod.py": "x = 1\n",
         ".pre-commit-config.yaml": "repos:\n  - repo: local\n    hooks:\n      - id: reply-audit\n"

@@ -27,8 +27,9 @@ class ResultEnvelopeMissing(Rule):
     doc = ("Every return of a registered action is a result with every key of `[result] required-keys` (IAR: "
            "error, data, reflection). A raw dict, a dict with only some of them, None or a bare value leaves the "
            "engine to synthesize a minimal envelope (compliance L0). Returns whose value cannot be known "
-           "statically (a call to another function) are not reported; they count as unverifiable in the "
-           "compliance table. Fix: `reply-audit migrate --select result-envelope` wraps literal dicts.")
+           "statically (a call to another function) are not reported; they count as unverifiable in the compliance "
+           "table.")
+    fix = ("`reply-audit migrate --select result-envelope` wraps literal dicts.")
     valid = [Example(IAR), Example('''
 def helper():
     return {"x": 1}

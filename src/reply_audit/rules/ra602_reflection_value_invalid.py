@@ -13,10 +13,11 @@ class ReflectionValueInvalid(ResultProblemRule):
     chunk = "reflection-vocabulary"
     spec = "seed 004 §1 (status ok|error|skipped, alignment_check pass|concern|fail)"
     kinds = ("value",)
-    doc = ("Keys listed in `[result.values]` take only the listed literals (IAR: reflection.status is ok, error "
-           "or skipped; reflection.alignment_check is pass, concern or fail). The check reads literals written "
-           "in the returned dict or passed to a reflection helper ([result.helpers]); \"Success\", \"Aligned\" "
-           "or a dict of scores are other vocabularies the engine cannot gate on. Fix: use the listed values.")
+    doc = ("Keys listed in `[result.values]` take only the listed literals (IAR: reflection.status is ok, error or "
+           "skipped; reflection.alignment_check is pass, concern or fail). The check reads literals written in the "
+           "returned dict or passed to a reflection helper ([result.helpers]); \"Success\", \"Aligned\" or a dict "
+           "of scores are other vocabularies the engine cannot gate on.")
+    fix = ("Use the listed values.")
     valid = [Example(IAR)]
     invalid = [Example('''
 def search(query):

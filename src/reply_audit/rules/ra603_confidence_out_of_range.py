@@ -13,9 +13,10 @@ class ConfidenceOutOfRange(ResultProblemRule):
     chunk = "reflection-vocabulary"
     spec = "seed 004 §1 (confidence 0.0..1.0)"
     kinds = ("range",)
-    doc = ("Keys listed in `[result.ranges]` hold a number within the range (IAR: reflection.confidence in "
-           "0..1). A literal outside it, or a string such as \"high\", breaks every consumer that compares "
-           "confidences (escalation on low confidence, phase gates). Fix: a number in range.")
+    doc = ("Keys listed in `[result.ranges]` hold a number within the range (IAR: reflection.confidence in 0..1). "
+           "A literal outside it, or a string such as \"high\", breaks every consumer that compares confidences "
+           "(escalation on low confidence, phase gates).")
+    fix = ("A number in range.")
     valid = [Example(IAR)]
     invalid = [Example('''
 def search(query):

@@ -15,8 +15,9 @@ class BareStringError(ResultProblemRule):
     kinds = ("bare-error",)
     doc = ("The result's error (`[result] error-key`) is null or an object with `error_object_keys` (IAR: code, "
            "message, details). A string such as `str(e)` or an f-string carries no code to branch on and no "
-           "details. Fix: {\"code\": \"RES-ERR-ACTN-0001\", \"message\": str(e), \"details\": {...}} "
-           "(`migrate --select result-envelope` does it, marking the code for review).")
+           "details.")
+    fix = ("{\"code\": \"RES-ERR-ACTN-0001\", \"message\": str(e), \"details\": {...}} (`migrate --select "
+           "result-envelope` does it, marking the code for review).")
     valid = [Example(IAR)]
     invalid = [Example('''
 def search(query):

@@ -14,8 +14,8 @@ class ErrorObjectIncomplete(ResultProblemRule):
     spec = "seed 004 §4 (Error Object: code, message, details)"
     kinds = ("error-object",)
     doc = ("A literal error object carries every key of `[result] error-object-keys` (IAR: code, message, "
-           "details), so consumers can read them without guarding each one. Fix: add the missing keys "
-           "(details may be {}).")
+           "details), so consumers can read them without guarding each one.")
+    fix = ("Add the missing keys (details may be {}).")
     valid = [Example(IAR)]
     invalid = [Example('''
 def search(query):

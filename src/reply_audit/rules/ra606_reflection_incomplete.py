@@ -13,10 +13,10 @@ class ReflectionIncomplete(ResultProblemRule):
     chunk = "reflection-vocabulary"
     spec = "seed 004 §1 (IAR: status, confidence, alignment_check, potential_issues)"
     kinds = ("nested-missing",)
-    doc = ("A reflection written as a dict literal carries every key of `[result] required-nested` (IAR: "
-           "status, confidence, alignment_check, potential_issues); the engine augments a partial one, which is "
-           "compliance L1. A reflection built by a helper call is not reported: its defaults are in its "
-           "signature. Fix: add the missing keys.")
+    doc = ("A reflection written as a dict literal carries every key of `[result] required-nested` (IAR: status, "
+           "confidence, alignment_check, potential_issues); the engine augments a partial one, which is compliance "
+           "L1. A reflection built by a helper call is not reported: its defaults are in its signature.")
+    fix = ("Add the missing keys.")
     valid = [Example(IAR)]
     invalid = [Example('''
 def search(query):

@@ -13,9 +13,9 @@ class ErrorCodeInvalid(ResultProblemRule):
     chunk = "error-objects"
     spec = "seed 004 §4; compliance_and_error_codes (RES-ERR-ACTN|SCHE|WFLW|POLI|BRID-NNNN)"
     kinds = ("error-code",)
-    doc = ("An error object's code (`[result] error-code-key`) follows `[codes] pattern` and names a family of "
-           "the `[areas]` list with a number in range (IAR: RES-ERR-ACTN-0001 ... RES-ERR-BRID-9999). Fix: use "
-           "the family the failure belongs to: ACTN action execution, SCHE schema, WFLW workflow, POLI policy, "
+    doc = ("An error object's code (`[result] error-code-key`) follows `[codes] pattern` and names a family of the "
+           "`[areas]` list with a number in range (IAR: RES-ERR-ACTN-0001 ... RES-ERR-BRID-9999).")
+    fix = ("Use the family the failure belongs to: ACTN action execution, SCHE schema, WFLW workflow, POLI policy, "
            "BRID bridge/transport.")
     valid = [Example(IAR), Example('''
 def search(query):

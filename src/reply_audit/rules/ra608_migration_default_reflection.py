@@ -20,8 +20,8 @@ class MigrationDefaultReflection(Rule):
     profile = "iar"
     doc = ("When `reply-audit migrate` (result-envelope) wraps a dict that has no reflection, it writes the "
            "profile's `[migrate.result] default-reflection` (confidence None, alignment concern) and marks the "
-           "line `# reply-audit: default-reflection`. Only the action's author knows its confidence and "
-           "alignment. Fix: fill them in and delete the marker.")
+           "line `# reply-audit: default-reflection`. Only the action's author knows its confidence and alignment.")
+    fix = ("Fill them in and delete the marker.")
     valid = [Example(IAR)]
     invalid = [Example('''
 def search(query):

@@ -18,8 +18,8 @@ class RegistrationUnresolved(Rule):
     heuristic = True
     doc = ("A registration (`[handlers] register-calls` or `dispatch_tables`) names a function that the scan "
            "cannot find: defined outside the scanned tree, created at run time, or named ambiguously (several "
-           "functions of that name and no import to tell them apart). Its results go unchecked. Fix: scan the "
-           "tree that defines it, or import it by name where it is registered.")
+           "functions of that name and no import to tell them apart). Its results go unchecked.")
+    fix = ("Scan the tree that defines it, or import it by name where it is registered.")
     valid = [Example(IAR)]
     invalid = [Example('''
 registry.register_action("search", search_everything)
