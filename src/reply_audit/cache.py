@@ -88,7 +88,8 @@ def facts_schema() -> str:
             parts.append(name + ":" + ",".join(f"{f.name}={f.type}" for f in fields(cls)))
     digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape"))
     package = Path(__file__).parent
-    for source in sorted([*package.joinpath("facts").glob("*.py"), package / "parsing.py"]):
+    for source in sorted([*package.joinpath("facts").glob("*.py"), package / "parsing.py", package / "file_facts.py",
+                          package / "directives.py"]):
         try:
             digest.update(source.read_bytes())
         except OSError:

@@ -17,11 +17,11 @@ import fnmatch
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from ..names import Names
 from ..profile import Profile
 from .builders import BuilderReader
+from .envelopes import EnvelopeReader
 from .expressions import (
     _CONSTANT_NAME,
     _NEWLINE,
@@ -30,16 +30,13 @@ from .expressions import (
     GUARD_DEPTH,
     TEXT_TESTS,
     _annotation_class,
-    _assigned_names,
     _bound_calls,
     _branch_key_values,
     _callee,
     _constructed,
     _derived_from,
-    _describe,
     _dict_branches,
     _dict_pairs,
-    _dispatched,
     _except_kind,
     _except_types,
     _guard_text,
@@ -49,14 +46,10 @@ from .expressions import (
     _key_values,
     _lf_only,
     _literal_kind,
-    _literal_node,
     _literal_type,
     _local_names,
     _module_names,
-    _names_matched,
-    _names_tested,
     _reads_fixed_keys,
-    _tested_name,
     _texts,
     _top_calls,
     class_like,
@@ -65,7 +58,6 @@ from .expressions import (
 from .model import (
     CallFact,
     CodeLiteral,
-    EnvelopeFact,
     FactoryFact,
     FileFacts,
     HandlerFact,
@@ -76,80 +68,14 @@ from .model import (
     RegistryFact,
     ReturnFact,
 )
+from .registrations_reader import RegistrationReader
 from .registries import RegistryReader, dotted_name, last_name, str_value
+from .result_shapes import ResultShapeReader
+from .scopes import _Class, _Ctx, _Function
 from .signatures import read_wrapper, signature
 
 
-@dataclass
-class _Function:
-    qualname: str
-    body: list[ast.stmt]
-    args: ast.arguments | None
-    extractor: FactsExtractor
-    handler: HandlerFact | None = None
-    value_kinds: dict[str, tuple[str, int | None, list[str]]] = field(default_factory=dict)
-    value_shapes: dict[str, dict[str, list]] = field(default_factory=dict)  # profiles with [result]
-    factory_seen: bool = False  # True once known (or ruled out, for methods) as a factory
-    _bindings: dict[str, tuple[str, str, int]] | None = None
-    _generator: bool | None = None
-
-    @property
-    def is_generator(self) -> bool:
-        """Does the function yield (in its own scope)? Computed on first use."""
-        if self._generator is None:
-            stack: list[ast.AST] = list(self.body)
-            found = False
-            while stack and not found:
-                node = stack.pop()
-                if isinstance(node, (ast.Yield, ast.YieldFrom)):
-                    found = True
-                elif not isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
-                    stack.extend(ast.iter_child_nodes(node))
-            self._generator = found
-        return self._generator
-
-    @property
-    def bindings(self) -> dict[str, tuple[str, str, int]]:
-        """var -> (callee, kind, line); computed on first use (most functions build no replies)."""
-        if self._bindings is None:
-            self._bindings = self.extractor._bindings(self.body, self.args)
-        return self._bindings
-
-
-@dataclass
-class _Class:
-    name: str
-    qualname: str
-    self_bindings: dict[str, tuple[str, int]]  # attr -> (callee, line)
-    is_builder: bool
-
-
-@dataclass
-class _Ctx:
-    functions: tuple[_Function, ...] = ()
-    cls: _Class | None = None
-    except_kind: str | None = None
-    type_checking: bool = False
-    prefix: str = ""            # qualname of the innermost enclosing def or class
-    guards: tuple[tuple[ast.expr, bool], ...] = ()  # enclosing if-tests (negated for else branches)
-    except_types: tuple[str, ...] = ()  # the exception classes the enclosing except names
-    try_reads: str = ""         # how the try block of the enclosing except reads the parameters (param_reads)
-    try_fixed_keys: bool = False  # …and whether it reads a fixed key of other data (`resp["price"]`)
-    except_line: int | None = None  # the line of the enclosing except clause
-
-    def but(self, **changes) -> _Ctx:
-        values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
-                                                         "prefix", "guards", "except_types", "try_reads",
-                                                         "try_fixed_keys", "except_line")}
-        values.update(changes)
-        return _Ctx(**values)
-
-    @property
-    def function(self) -> _Function | None:
-        return self.functions[-1] if self.functions else None
-
-
-class FactsExtractor:
+class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
     """Builds the `FileFacts` of one parsed module for one profile."""
 
     def __init__(self, profile: Profile) -> None:
@@ -604,55 +530,6 @@ class FactsExtractor:
             self._expr(value, ctx)
             self._note_value_kind(targets, value, ctx)
 
-    def _grow_result(self, target: ast.expr, value: ast.expr, fn: _Function) -> None:
-        """`result["reflection"] = {...}` on a dict the handler holds: one more key of what it may return."""
-        if not (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)):
-            return
-        name, key = target.value.id, str_value(target.slice)
-        held = fn.value_kinds.get(name)
-        if key is None or held is None or held[0] != "dict":
-            return
-        if key not in held[2]:
-            held[2].append(key)
-        shape = fn.value_shapes.setdefault(name, {})
-        for path in [p for p in shape if p == key or p.startswith(key + ".")]:
-            del shape[path]
-        shape[key] = _describe(value)
-        self._shape_into(value, key + ".", shape, 1)
-
-    def _shape(self, value: ast.expr) -> dict[str, list]:
-        """The dotted keys of a dict literal (nested dicts and result helpers' arguments too), each with
-        [kind, literal value]."""
-        out: dict[str, list] = {}
-        self._shape_into(value, "", out, 0)
-        return out
-
-    def _shape_into(self, value: ast.expr, prefix: str, out: dict[str, list], depth: int) -> None:
-        if depth > 3:
-            return
-        found = _dict_pairs(value)
-        if found is not None:
-            pairs, spread = found
-            if spread:   # `{**base, ...}`: keys not known statically
-                out[prefix + "**"] = ["spread", None]
-        elif isinstance(value, ast.Call) and last_name(value.func) in self.result_helpers:
-            spec = self.result_helpers[last_name(value.func)]
-            names = list(spec.get("positional", []))
-            renames = dict(spec.get("keywords", {}))
-            pairs = [(names[i], arg) for i, arg in enumerate(value.args[:len(names)])]
-            pairs += [(renames.get(kw.arg, kw.arg), kw.value) for kw in value.keywords if kw.arg]
-            pairs += [(k, _literal_node(v)) for k, v in spec.get("fills", {}).items()
-                      if k not in {p for p, _ in pairs}]
-        else:
-            return
-        for key, sub in pairs:
-            if key is None:
-                continue
-            if prefix + key in self.key_aliases:   # `iar`, an older name of `reflection` (same parent)
-                key = self.key_aliases[prefix + key].rpartition(".")[2]
-            out[prefix + key] = _describe(sub)
-            self._shape_into(sub, f"{prefix}{key}.", out, depth + 1)
-
     def _note_value_kind(self, targets: Sequence[ast.expr], value: ast.expr, ctx: _Ctx) -> None:
         """Remember what a local name holds, so `return reply` can be classified."""
         fn = ctx.function
@@ -831,92 +708,6 @@ class FactsExtractor:
                 if id(attr) not in seen:
                     record(attr, attr, "test", dotted_name(attr) or "." + attr.attr)
 
-    def _registration(self, node: ast.Call, via: str, ctx: _Ctx) -> None:
-        """`register_action("name", fn)`: the function at the configured place is a handler. A wrapped
-        function (`register_action("x", trace(fn))`) is unwrapped; a parameter passed on (a registry's own
-        forwarding method) is no registration."""
-        target = None
-        for kw in node.keywords:
-            if kw.arg in self.register_function_keywords:
-                target = kw.value
-        if target is None and 0 <= self.register_function_position < len(node.args):
-            target = node.args[self.register_function_position]
-        name_node = node.args[self.register_name_position] \
-            if 0 <= self.register_name_position < len(node.args) else None
-        for kw in node.keywords:
-            if kw.arg in self.register_name_keywords:
-                name_node = kw.value
-        for _ in range(3):
-            if isinstance(target, ast.Call) and target.args and not isinstance(target.func, ast.Call):
-                target = target.args[0]
-        ref = dotted_name(target) if target is not None else None
-        fn = ctx.function
-        if ref and fn is not None and fn.args is not None and "." not in ref and ref in {
-                a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}:
-            return
-        if ref is None and isinstance(target, ast.Lambda):
-            ref = "<lambda>"
-        receiver = None
-        if ref and "." in ref and ref.split(".")[0] not in ("self", "cls"):
-            head = ref.split(".")[0]
-            bound = next((scope.bindings[head] for scope in reversed(ctx.functions) if head in scope.bindings), None)
-            if bound is not None:
-                receiver = bound[0] if class_like(bound[0]) else ""
-            elif any(head in _assigned_names(scope.body) for scope in ctx.functions):
-                receiver = ""   # bound in the function to something that is not a construction
-        if ref:
-            self.facts.registrations.append(RegistrationFact(name=str_value(name_node), target=ref,
-                                                             line=node.lineno, via=via,
-                                                             scope=fn.qualname if fn is not None else None,
-                                                             receiver=receiver))
-
-    def _dispatch_branches(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        """`if name == "search": return await handle_search(args)` (an if/elif chain or a `match` on a name, in a
-        [handlers] dispatch-functions function): the branch's returned call is a handler registered under the
-        literal name. A branch that returns no call registers nothing."""
-        params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)} - {"self", "cls"}
-        stack = list(node.body)   # the function's own statements, and the elif/else of its chains: never a test
-        subject = None            # nested inside a branch (`if mode == "fast"` there dispatches nothing); the
-        while stack:              # first parameter tested is the name dispatched on (`elif mode == …` is not)
-            sub = stack.pop(0)
-            if isinstance(sub, ast.If):
-                names = _names_tested(sub.test, {subject} if subject else params)
-                if names:
-                    subject = subject or _tested_name(sub.test)
-                    self._dispatch_branch(node.name, names, sub.body)
-                stack[:0] = sub.orelse
-            elif isinstance(sub, ast.Match) and isinstance(sub.subject, ast.Name) \
-                    and sub.subject.id in ({subject} if subject else params):
-                subject = sub.subject.id
-                for case in sub.cases:
-                    self._dispatch_branch(node.name, _names_matched(case.pattern), case.body)
-            elif isinstance(sub, (ast.Try, ast.With, ast.AsyncWith)):
-                stack[:0] = sub.body
-
-    def _dispatch_branch(self, via: str, names: list[str], body: list[ast.stmt]) -> None:
-        for stmt in body:
-            value = stmt.value if isinstance(stmt, ast.Return) else None
-            if isinstance(value, ast.Await):
-                value = value.value
-            target = _dispatched(value) if isinstance(value, ast.Call) else None
-            if target is not None and names:
-                ref, line = target
-                for name in names:
-                    self.facts.registrations.append(RegistrationFact(name=name, target=ref, line=line,
-                                                                     via=via, kind="table"))
-                return
-
-    def _dispatch_table(self, table: str, value: ast.expr, line: int) -> bool:
-        """`TOOLS = {"name": fn, ...}`: every function value is a handler."""
-        if not isinstance(value, ast.Dict):
-            return False
-        for k, v in zip(value.keys, value.values):
-            ref = dotted_name(v)
-            if k is not None and ref:
-                self.facts.registrations.append(RegistrationFact(name=str_value(k), target=ref, line=v.lineno,
-                                                                 via=table, kind="table"))
-        return True
-
     @staticmethod
     def _code_argument(node: ast.Call, keyword: str, position: int) -> tuple[str | None, str | None, bool]:
         """(literal code, `Codes.X` reference, whether a code is passed) of a reply call, the code being the
@@ -988,61 +779,6 @@ class FactsExtractor:
         ))
 
     # -------------------------------------------------------------- envelope
-    def _envelope(self, node: ast.ClassDef) -> None:
-        """Keys that serializer methods (`to_dict()` ...) of this class return."""
-        fields = {}
-        for stmt in node.body:
-            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-                fields[stmt.target.id] = _annotation_class(stmt.annotation) or ""
-        for stmt in node.body:
-            if not isinstance(stmt, FUNCTIONS) or stmt.name not in self.serializers:
-                continue
-            keys: list[str] = []
-            nested: dict[str, str] = {}
-            built: dict[str, ast.Dict] = {}
-            for sub in _iter_block(stmt.body):
-                if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
-                    target = sub.targets[0]
-                    if isinstance(target, ast.Name) and isinstance(sub.value, ast.Dict):
-                        built[target.id] = sub.value
-                        self._dict_keys(sub.value, fields, keys, nested)
-                    elif isinstance(target, ast.Subscript) and dotted_name(target.value) in built:
-                        key = str_value(target.slice)
-                        if key is not None and key not in keys:
-                            keys.append(key)
-                            self._nested(key, sub.value, fields, nested)
-                elif isinstance(sub, ast.Return) and sub.value is not None:
-                    value = sub.value
-                    if isinstance(value, ast.Dict):
-                        self._dict_keys(value, fields, keys, nested)
-                    elif isinstance(value, ast.Call) and last_name(value.func) == "asdict":
-                        keys.extend(k for k in fields if k not in keys)
-            if keys:
-                self.facts.envelopes.append(EnvelopeFact(cls=node.name, method=stmt.name, line=stmt.lineno,
-                                                         keys=keys, nested=nested, fields=fields))
-
-    def _dict_keys(self, node: ast.Dict, fields: dict[str, str], keys: list[str], nested: dict[str, str],
-                   prefix: str = "") -> None:
-        for k, v in zip(node.keys, node.values):
-            key = str_value(k) if k is not None else None
-            if key is not None and prefix + key not in keys:
-                keys.append(prefix + key)
-                if isinstance(v, ast.Dict) and prefix.count(".") < 2:
-                    self._dict_keys(v, fields, keys, nested, f"{prefix}{key}.")
-                else:
-                    self._nested(prefix + key, v, fields, nested)
-
-    @staticmethod
-    def _nested(key: str, value: ast.expr, fields: dict[str, str], nested: dict[str, str]) -> None:
-        """`self.meta.to_dict()` (possibly `... if self.meta else None`) fills KEY from the meta class."""
-        for sub in ast.walk(value):
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
-                owner = sub.func.value
-                if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) \
-                        and owner.value.id == "self" and fields.get(owner.attr):
-                    nested[key] = fields[owner.attr]
-                    return
-
     @staticmethod
     def _owner_binding(attr: ast.Attribute, ctx: _Ctx) -> str | None:
         """`reply.message`: the callee `reply` was assigned from, if known."""

@@ -1,0 +1,86 @@
+"""The scopes the walk keeps while it reads a module: the function and class it is in, and the context of a
+statement (enclosing tests, except clause, TYPE_CHECKING)."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from .expressions import FUNCTIONS
+from .model import HandlerFact
+
+
+class BindingReader(Protocol):
+    """What a function scope asks the extractor: what each variable of a body was bound from."""
+
+    def _bindings(self, body: list[ast.stmt], args: ast.arguments | None) -> dict[str, tuple[str, str, int]]: ...
+
+
+@dataclass
+class _Function:
+    qualname: str
+    body: list[ast.stmt]
+    args: ast.arguments | None
+    extractor: BindingReader
+    handler: HandlerFact | None = None
+    value_kinds: dict[str, tuple[str, int | None, list[str]]] = field(default_factory=dict)
+    value_shapes: dict[str, dict[str, list]] = field(default_factory=dict)  # profiles with [result]
+    factory_seen: bool = False  # True once known (or ruled out, for methods) as a factory
+    _bindings: dict[str, tuple[str, str, int]] | None = None
+    _generator: bool | None = None
+
+    @property
+    def is_generator(self) -> bool:
+        """Does the function yield (in its own scope)? Computed on first use."""
+        if self._generator is None:
+            stack: list[ast.AST] = list(self.body)
+            found = False
+            while stack and not found:
+                node = stack.pop()
+                if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                    found = True
+                elif not isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
+                    stack.extend(ast.iter_child_nodes(node))
+            self._generator = found
+        return self._generator
+
+    @property
+    def bindings(self) -> dict[str, tuple[str, str, int]]:
+        """var -> (callee, kind, line); computed on first use (most functions build no replies)."""
+        if self._bindings is None:
+            self._bindings = self.extractor._bindings(self.body, self.args)
+        return self._bindings
+
+
+@dataclass
+class _Class:
+    name: str
+    qualname: str
+    self_bindings: dict[str, tuple[str, int]]  # attr -> (callee, line)
+    is_builder: bool
+
+
+@dataclass
+class _Ctx:
+    functions: tuple[_Function, ...] = ()
+    cls: _Class | None = None
+    except_kind: str | None = None
+    type_checking: bool = False
+    prefix: str = ""            # qualname of the innermost enclosing def or class
+    guards: tuple[tuple[ast.expr, bool], ...] = ()  # enclosing if-tests (negated for else branches)
+    except_types: tuple[str, ...] = ()  # the exception classes the enclosing except names
+    try_reads: str = ""         # how the try block of the enclosing except reads the parameters (param_reads)
+    try_fixed_keys: bool = False  # …and whether it reads a fixed key of other data (`resp["price"]`)
+    except_line: int | None = None  # the line of the enclosing except clause
+
+    def but(self, **changes) -> _Ctx:
+        values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
+                                                         "prefix", "guards", "except_types", "try_reads",
+                                                         "try_fixed_keys", "except_line")}
+        values.update(changes)
+        return _Ctx(**values)
+
+    @property
+    def function(self) -> _Function | None:
+        return self.functions[-1] if self.functions else None
