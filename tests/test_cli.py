@@ -464,3 +464,22 @@ def test_the_changelog_the_package_and_the_pinned_docs_agree_on_the_version():
     for doc in ("README.md", "docs/ci.md"):
         pins = set(re.findall(r"(?:rev: |reply-audit@)v(\d+\.\d+\.\d+)", (REPO / doc).read_text()))
         assert pins == {project}, doc
+
+
+def test_the_python_api_gives_what_the_command_line_prints(tmp_path):
+    """`reply_audit.api` is the command line's work: the audit it returns renders the very report `scan` prints,
+    with the same exit code, and its findings are the report's."""
+    import json as _json
+
+    from reply_audit import api
+
+    write_tree(tmp_path, {**TREE, "pkg/extra.py": "def f(rb: ReplyBuilder):\n    rb.invalid(\"WA-RES-I-001\", {})\n"})
+    printed = runner.invoke(app, ["scan", str(tmp_path), "-f", "json", "--no-cache"])
+    audit = api.audit(tmp_path, no_cache=True)
+    assert api.render(audit, "json") == printed.stdout
+    assert audit.exit_code == printed.exit_code == 1
+    assert [(f.path, f.line, f.rule) for f in audit.evaluation.findings] == [
+        (f["path"], f["line"], f["rule"]) for f in _json.loads(printed.stdout)["findings"]]
+    assert [f.fixable for f in audit.evaluation.findings if f.rule == "RA303"] == [True]
+    result = api.scan(tmp_path)
+    assert [f.rule for f in api.evaluate(result, select=["RA303"]).findings] == ["RA303"]

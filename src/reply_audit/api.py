@@ -31,7 +31,6 @@ __all__ = ["Audit", "Evaluation", "HookOutcome", "MigrateOutcome", "Profile", "S
            "audit", "evaluate", "hook", "load_profile", "migrate", "render", "scan", "scorecard", "split"]
 
 Progress = Callable[[str, int, int], None]
-SCAN_FORMATS = ("table", "json", "md", "sarif", "github", "csv")
 
 
 # -- settings ---------------------------------------------------------------------------------------------------
@@ -156,7 +155,8 @@ def _empty_inventory():
 
 def render(audit: Audit, format: str = "table", *, show_suppressed: bool = False, mode: str = "findings",
            colour: bool = False) -> str:
-    """The report of AUDIT in FORMAT (SCAN_FORMATS); MODE and COLOUR shape the table format."""
+    """The report of AUDIT in FORMAT (table, json, md, sarif, github, csv); MODE and COLOUR shape the table
+    format."""
     result, evaluation = audit.result, audit.evaluation
     if format == "json":
         from .report.json_report import render_json
@@ -238,7 +238,8 @@ def migrate(path: Path, *, select: Iterable[str] | None = None, phase: int | Non
         outcome.settled = True
         return outcome
     reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
-    scanned = _scan(path, effective, list(mapping or []), display_root=path.as_posix(), progress=progress)
+    scanned = _scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=None,
+                    cache_dir=cache_folder(path), progress=progress)   # the cache and the pool, as scan
     _no_files(path, scanned, "migrate")
     outcome.result = run_migrate(scanned, chosen, reviewed, progress)
     outcome.prefix = repo_prefix(path)

@@ -41,6 +41,7 @@ from .records import (
     SharedCode,
     SkippedLines,
     Unparseable,
+    copied,
 )
 
 
@@ -185,9 +186,9 @@ class IndexBuilder:
 
     # -- registries -----------------------------------------------------------------
     def _roles(self, registries: list[tuple[str, RegistryFact, bool]], mappings: list[MappingFact]) -> list[str]:
-        explicit_canon = list(self.profile.registries_value("canonical"))
-        explicit_legacy = list(self.profile.registries_value("legacy"))
-        share = float(self.profile.registries_value("canonical_share"))
+        explicit_canon = list(self.profile.setting("registries", "canonical"))
+        explicit_legacy = list(self.profile.setting("registries", "legacy"))
+        share = float(self.profile.setting("registries", "canonical_share"))
         keys = {e.legacy for m in mappings for e in m.entries}
         targets = {e.canonical for m in mappings for e in m.entries if e.canonical}
         roles = []
@@ -213,7 +214,7 @@ class IndexBuilder:
         """[codes] scope = positions: the registries the profile names, and those a code position uses (a reply
         call passes one of their codes or members, a mapping table maps one). A class of environment variable
         names spelled like codes is no registry."""
-        explicit = [*self.profile.registries_value("canonical"), *self.profile.registries_value("legacy")]
+        explicit = [*self.profile.setting("registries", "canonical"), *self.profile.setting("registries", "legacy")]
         used = {c.code for f in self.files for c in f.calls if c.code}
         used |= {lit.code for f in self.files for lit in f.code_literals if lit.at_position}
         used |= {x for m in mappings for e in m.entries for x in (e.legacy, e.canonical) if x}
@@ -335,9 +336,7 @@ class IndexBuilder:
                 for name in names:
                     inv.markers.append(Marker(path=f.path, line=int(line), marker=name))
             for use in f.message_uses:
-                inv.message_branches.append(MessageBranch(path=f.path, line=use.line, col=use.col, kind=use.kind,
-                                                          text=use.text, function=use.function,
-                                                          owner_binding=use.owner_binding))
+                inv.message_branches.append(copied(MessageBranch, use, path=f.path))
         return inv
 
     def resolve_ref(self, ref: str) -> str | None:
@@ -364,9 +363,8 @@ class IndexBuilder:
         for f in self.files:
             for reg in f.registrations:
                 hit = self._resolve_target(f, reg, by_file, by_name)
-                inv.registrations.append(Registration(path=f.path, line=reg.line, name=reg.name, target=reg.target,
-                                                      via=reg.via, kind=reg.kind,
-                                                      handler=f"{hit[0]}::{hit[1]}" if hit else None))
+                inv.registrations.append(copied(Registration, reg, path=f.path,
+                                                handler=f"{hit[0]}::{hit[1]}" if hit else None))
                 if hit:
                     out[hit].append(HandlerRegistration(path=f.path, line=reg.line, name=reg.name, via=reg.via))
         return out
@@ -489,15 +487,9 @@ class IndexBuilder:
                     continue
                 kept[i] = True
                 code = call.code or (self.resolve_ref(call.code_ref) if call.code_ref else None)
-                inv.calls.append(Call(
-                    path=f.path, line=call.line, col=call.col, end_line=call.end_line, end_col=call.end_col,
-                    builder=f"{found[0]}::{found[1].qualname}" if found else None, receiver=call.receiver,
-                    method=call.method, code=code, code_ref=call.code_ref, returned=call.returned,
-                    in_except=call.in_except, except_kind=call.except_kind, except_line=call.except_line,
-                    function=call.function, in_builder=call.in_builder, guards=list(call.guards),
-                    message=call.message, guard_on_params=call.guard_on_params, cites_params=call.cites_params,
-                    bare=call.bare, followed=call.followed, in_generator=call.in_generator, type=call.reply_type,
-                    has_code=call.has_code, binding_kind=call.binding_kind, unused=call.unused))
+                inv.calls.append(copied(Call, call, path=f.path, code=code, guards=list(call.guards),
+                                        builder=f"{found[0]}::{found[1].qualname}" if found else None,
+                                        type=call.reply_type))
             for h in f.handlers:
                 registered = registered_at.get((f.path, h.qualname), [])
                 if h.candidate and not registered:
@@ -509,18 +501,9 @@ class IndexBuilder:
                     if kind == "call":
                         kind = "builder" if r.call is not None and kept.get(r.call) else "other"
                     counts[kind] += 1
-                    returns.append(Return(
-                        line=r.line, col=r.col, end_line=r.end_line, end_col=r.end_col, kind=kind, keys=r.keys,
-                        in_except=r.in_except, except_kind=r.except_kind, literal=r.literal, value_span=r.value_span,
-                        key_values=r.key_values, code=r.code, shape=r.shape, callee=r.callee, texts=r.texts,
-                        except_types=r.except_types, spread=r.spread, guards=r.guards, cites_params=r.cites_params,
-                        try_reads=r.try_reads, guard_reads=r.guard_reads, literal_type=r.literal_type,
-                        names_params=r.names_params, try_fixed_keys=r.try_fixed_keys))
-                inv.handlers.append(Handler(
-                    path=f.path, line=h.line, name=h.name, qualname=h.qualname, decorators=h.decorators,
-                    returns_by_kind=dict(sorted(counts.items())), returns=returns, end_line=h.end_line,
-                    first_line=h.first_line, inline_body=h.inline_body, local_names=h.local_names,
-                    top_calls=h.top_calls, registered=registered, annotation=h.annotation))
+                    returns.append(copied(Return, r, kind=kind))
+                inv.handlers.append(copied(Handler, h, path=f.path, returns_by_kind=dict(sorted(counts.items())),
+                                           returns=returns, registered=registered))
         canonical = self.profile.builder_methods
         forbidden = self.profile.forbidden_methods
         for f in self.files:

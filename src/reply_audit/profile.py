@@ -428,8 +428,6 @@ class Profile:
         table = self.section(section)
         return table[key] if key in table else _builtin_setting(section, key)
 
-    def builder_value(self, key: str) -> Any:
-        return self.setting("builder", key)
 
     @cached_property
     def code_keyword(self) -> str:
@@ -479,8 +477,6 @@ class Profile:
         """The canonical builder method that builds TYPE letter (`E` -> `error`)."""
         return next((m for m, t in self.builder_methods.items() if t == letter), None)
 
-    def registries_value(self, key: str) -> Any:
-        return self.setting("registries", key)
 
     def scan_list(self, key: str) -> list[str]:
         return list(self.section("scan").get(key, []))

@@ -8,7 +8,17 @@ The record kinds move here from plain dicts one at a time; those still dicts are
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
+
+_Record = TypeVar("_Record")
+
+
+def copied(cls: type[_Record], fact: object, **joined: Any) -> _Record:
+    """A CLS record of FACT: each field is the fact's attribute of the same name, unless JOINED gives it (what only
+    the index knows: the file, the builder a call resolves to, a return's kind)."""
+    return cls(**{f.name: joined[f.name] if f.name in joined else getattr(fact, f.name)
+                  for f in fields(cls)})  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,7 @@ class ReturnCheck:
     verdict: str
     missing: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    record: Return | None = field(default=None, repr=False)
+    record: Return = field(kw_only=True, repr=False)   # the return judged
     error_shape: str | None = None   # none | object | bare_string | other; None when the return has no error key
 
 
@@ -185,7 +185,7 @@ class ResultJudge:
         if check_name == "reflection":
             return bool(returns) and all(
                 r.verdict == HELPER or (r.verdict in (ENVELOPE, PARTIAL, MISSING)
-                                        and (r.record is None or r.record.kind != "none")
+                                        and r.record.kind != "none"
                                         and not any(h in r.missing for h in self.nested_heads))
                 for r in returns)
         if check_name == "envelope":
@@ -200,7 +200,7 @@ class ResultJudge:
             return not any(p.kind == "error-code" for r in returns for p in r.problems)
         if check_name.startswith("has:"):
             key = check_name[4:]
-            return all(r.verdict == HELPER or key in (r.record.shape if r.record is not None else {}) for r in returns)
+            return all(r.verdict == HELPER or key in r.record.shape for r in returns)
         if check_name == "verifiable":
             return not any(r.verdict == UNKNOWN for r in returns)
         raise KeyError(check_name)

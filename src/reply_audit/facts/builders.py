@@ -64,7 +64,7 @@ class BuilderReader:
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.method_names = profile.all_builder_methods
-        self.min_methods = int(profile.builder_value("min_methods"))
+        self.min_methods = int(profile.setting("builder", "min_methods"))
         self.format_markers = frozenset(profile.builder_list("format_validators"))
         self.layer_markers = frozenset(profile.builder_list("layer_validators"))
         self.layer_names = frozenset(profile.layers)

@@ -90,7 +90,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self.code_keyword = profile.code_keyword
         # names that say "a code goes here": as a keyword, a dict key, or the name a comparison reads
         self.code_names = frozenset({"code", "error_code", "reply_code", "result_code", self.code_keyword,
-                                     *profile.registries_value("code_keywords"),
+                                     *profile.setting("registries", "code_keywords"),
                                      *(str(spec["code_keyword"]) for spec in profile.builder_functions.values()),
                                      *(profile.method_code_argument(m)[0] for m in profile.builder_methods)})
         self.code_position = profile.code_position

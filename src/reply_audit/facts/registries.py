@@ -71,10 +71,10 @@ class RegistryReader:
 
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
-        self.min_codes = int(profile.registries_value("min_codes"))
-        self.code_keywords = frozenset(profile.registries_value("code_keywords"))
-        self.layer_keywords = frozenset(profile.registries_value("layer_keywords"))
-        self.type_keywords = frozenset(profile.registries_value("type_keywords"))
+        self.min_codes = int(profile.setting("registries", "min_codes"))
+        self.code_keywords = frozenset(profile.setting("registries", "code_keywords"))
+        self.layer_keywords = frozenset(profile.setting("registries", "layer_keywords"))
+        self.type_keywords = frozenset(profile.setting("registries", "type_keywords"))
         self.table_names = profile.mapping_table_names
         self.by_shape = bool(profile.setting("mappings", "detect_by_shape"))
         self.retired = profile.retired_values

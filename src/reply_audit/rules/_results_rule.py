@@ -22,4 +22,4 @@ class ResultProblemRule(Rule):
                     if p.kind in self.kinds:
                         yield self.finding(h.path, r.line, f"action {h.name}: {p.detail}",
                                            function=h.qualname, key=f"{p.key}:{p.detail}",
-                                           subject=HandlerReturn(handler=h, ret=r.record) if r.record else None)
+                                           subject=HandlerReturn(handler=h, ret=r.record))

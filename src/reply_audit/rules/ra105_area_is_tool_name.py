@@ -7,7 +7,7 @@ from .base import Example, Finding, Rule, RuleContext
 
 def tool_words(ctx: RuleContext) -> set[str]:
     """Upper-cased words of the handler names (notes_read -> NOTES), minus verbs and the listed AREAs."""
-    stop = {w.lower() for w in ctx.profile.registries_value("tool_name_stopwords")}
+    stop = {w.lower() for w in ctx.profile.setting("registries", "tool_name_stopwords")}
     words = set()
     for h in ctx.inventory.handlers:
         for part in h.name.split("_"):
