@@ -170,9 +170,9 @@ def compare(ours_root: Path, ref_root: Path, globs: list[str]) -> dict:
 
     profile = load_profile(None, ours_root)
     methods = dict(profile.builder_methods)
-    helper = str(profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
-    ignored = frozenset(profile.migrate_value("dict_returns.success_flags", []) or []) \
-        | frozenset(profile.migrate_value("dict_returns.message_keys", []) or [])
+    helper = str(profile.migrate_value("dict_returns.helper"))
+    ignored = frozenset(profile.migrate_value("dict_returns.success_flags") or []) \
+        | frozenset(profile.migrate_value("dict_returns.message_keys") or [])
     ours = sites(ours_root, globs, methods, helper, ignored)
     theirs = _with_split_helpers(sites(ref_root, globs, methods, helper, ignored), ours)
     pairs = [p for key in sorted(ours) if key in theirs for p in match(ours[key], theirs[key])]

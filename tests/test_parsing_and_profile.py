@@ -240,3 +240,23 @@ def test_a_nesting_limit_skips_the_libcst_fallback(monkeypatch):
     assert (nested.parser, nested.problem.line, nested.problem.message) == ("none", 1, "too many nested parentheses")
     indented = b"".join(b"    " * i + b"if x:\n" for i in range(120)) + b"    " * 120 + b"pass\n"
     assert parsing.parse_source(indented, "blocks.py").problem.message == "too many levels of indentation"
+
+
+def test_a_profile_that_leaves_a_setting_out_gets_the_canonical_value_and_an_unknown_one_is_a_bug():
+    """Defaults live in canonical.toml alone: [migrate] and its dotted sub-tables fall back to it, a key the
+    profile sets wins, and a key no profile defines raises instead of being silently empty."""
+    from reply_audit.profile import Profile
+    own = Profile(name="hand-made", data={"migrate": {"builder_name": "builder", "dict_returns": {"error_flags": []}},
+                                          "builder": {}})
+    assert own.migrate_value("builder_name") == "builder"
+    assert own.migrate_value("dict_returns.error_flags") == []
+    assert own.migrate_value("dict_returns.success_flags") == ["success", "ok"]
+    assert own.migrate_value("codes.threshold") == 2.0
+    assert own.setting("builder", "code_keyword") == "code"
+    with pytest.raises(KeyError, match=r"\[migrate\] dict_returns.no_such_key"):
+        own.migrate_value("dict_returns.no_such_key")
+    # the iar profile keeps its own empty vocabulary instead of inheriting the canonical dict conventions
+    iar = load_profile("iar")
+    assert iar.migrate_value("dict_returns.error_flags") == []
+    assert iar.migrate_value("codes.area_words") == {}
+    assert iar.migrate_value("dict_returns.message_keys") == ["message", "reason"]

@@ -19,6 +19,7 @@ import json
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from .discovery import discover
@@ -39,11 +40,44 @@ CLI_MODULES = frozenset({"click", "typer", "argparse", "fire", "cli", "app.cli"}
 NOT_HANDLERS = frozenset({"property", "staticmethod", "classmethod", "dataclass", "lru_cache", "cache",
                           "cached_property", "wraps", "abstractmethod", "contextmanager", "overload", "override",
                           "pytest.fixture", "fixture", "functools.wraps", "functools.lru_cache"})
-BUILDER_NAME = re.compile(r"^_?(?:make_|build_|create_)?(?P<kind>success|ok|error|fail|failure|invalid|denied)"
-                          r"_?(?:response|reply|result)?$", re.IGNORECASE)
-KIND_TYPE = {"success": "S", "ok": "S", "error": "E", "fail": "E", "failure": "E", "invalid": "I", "denied": "D"}
-CANONICAL_CODE = re.compile(r"^[A-Z][A-Z0-9]*-[A-Z][A-Z0-9]*-[SIDE]-[0-9]{3}$")
+# how other conventions spell a reply kind in a function's name, beside the spec's own method names
+KIND_SYNONYMS = {"ok": "success", "failure": "error"}
 CODE_NAME = re.compile(r"code|error", re.IGNORECASE)
+
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The spec's words init looks for, read from the built-in canonical profile rather than written here: the
+    builder methods and the type each builds (a forbidden method builds its replacement's), and what a
+    canonical code looks like."""
+
+    kind_type: dict[str, str]
+    builder_name: re.Pattern[str]
+    code_pattern: str
+    types: frozenset[str]
+    methods: frozenset[str]   # the canonical builder methods
+
+    def looks_canonical(self, text: str) -> bool:
+        """TEXT is a code in the canonical spelling with one of the canonical types (`WA-RES-I-001`)."""
+        match = re.match(self.code_pattern, text)
+        return match is not None and match.groupdict().get("type", "") in self.types
+
+
+@cache
+def vocabulary() -> Vocabulary:
+    canonical = load_profile("canonical")
+    kinds = dict(canonical.builder_methods)
+    kinds |= {m: kinds[r] for m, r in canonical.forbidden_methods.items() if r in kinds}
+    kinds |= {word: kinds[meaning] for word, meaning in KIND_SYNONYMS.items() if meaning in kinds}
+    words = "|".join(sorted(kinds, key=lambda w: (-len(w), w)))
+    return Vocabulary(
+        kind_type=kinds,
+        builder_name=re.compile(rf"^_?(?:make_|build_|create_)?(?P<kind>{words})_?(?:response|reply|result)?$",
+                                re.IGNORECASE),
+        code_pattern=canonical.section("codes")["pattern"],
+        types=frozenset(canonical.builder_methods.values()),
+        methods=frozenset(canonical.builder_methods))
 
 
 @dataclass
@@ -104,6 +138,7 @@ class _Collector:
     def module(self, tree: ast.Module) -> None:
         functions = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         self.ev.functions |= functions
+        spec = vocabulary()
         # functions a decorator can make handlers of: the module's own and its classes' methods, not closures
         outer = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
         outer += [m for c in tree.body if isinstance(c, ast.ClassDef) for m in c.body
@@ -124,7 +159,7 @@ class _Collector:
                 self._call(node)
             elif isinstance(node, ast.Assign) and len(node.targets) == 1:
                 self._assign(node, functions)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and CANONICAL_CODE.match(node.value):
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and spec.looks_canonical(node.value):
                 self.ev.canonical_codes += 1
             elif isinstance(node, ast.Return) and isinstance(node.value, ast.Dict):
                 if any(str_value(k) == "reflection" for k in node.value.keys if k is not None):
@@ -168,12 +203,13 @@ class _Collector:
                 self.ev.decorators[name] += 1
                 self.ev.decorator_at.setdefault(name, _where(self.path, node))
                 self.ev.decorated[name].add(node.name)
-        match = BUILDER_NAME.match(node.name)
+        match = vocabulary().builder_name.match(node.name)
         if match and node.col_offset == 0:
             params = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
             keyword = next((p for p in params + [a.arg for a in node.args.kwonlyargs] if "code" in p.lower()), "")
             position = params.index(keyword) if keyword in params else -1
-            self.ev.builders.setdefault(node.name, (KIND_TYPE[match.group("kind").lower()], keyword, position))
+            letter = vocabulary().kind_type[match.group("kind").lower()]
+            self.ev.builders.setdefault(node.name, (letter, keyword, position))
             self.ev.builder_at.setdefault(node.name, _where(self.path, node))
 
     def _class(self, node: ast.ClassDef) -> None:
@@ -191,7 +227,7 @@ class _Collector:
         if {"success", "error"} <= fields:
             self.ev.envelope_classes.setdefault(node.name, _where(self.path, node))
         methods = {s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        if len(methods & {"success", "invalid", "denied", "error"}) >= 3:
+        if len(methods & vocabulary().methods) >= 3:
             self.ev.builder_methods += 1
 
     def _call(self, node: ast.Call) -> None:
@@ -201,7 +237,7 @@ class _Collector:
         keywords = [kw.arg for kw in node.keywords if kw.arg]
         code_keyword = next((k for k in keywords if "code" in k.lower()), "")
         at_code = [kw.value for kw in node.keywords if kw.arg and "code" in kw.arg.lower()]
-        if BUILDER_NAME.match(name):
+        if vocabulary().builder_name.match(name):
             at_code += list(node.args)
         for value in at_code:   # what is passed where a code goes: `code=ErrorCode.X`, `error_response(msg, E.X)`
             base = value.value if isinstance(value, ast.Attribute) and value.attr == "value" else value
@@ -209,10 +245,10 @@ class _Collector:
                 self.ev.code_refs.add(last_name(base.value))
             elif (text := str_value(value)) is not None:
                 self.ev.code_strings.add(text)
-        match = BUILDER_NAME.match(name) if isinstance(node.func, ast.Name) else None
+        match = vocabulary().builder_name.match(name) if isinstance(node.func, ast.Name) else None
         position = next((i for i, a in enumerate(node.args) if _code_like(a)), -1)
         if match and name not in self.ev.builders:   # a reply function imported from elsewhere
-            self.ev.builders[name] = (KIND_TYPE[match.group("kind").lower()], code_keyword, position)
+            self.ev.builders[name] = (vocabulary().kind_type[match.group("kind").lower()], code_keyword, position)
             self.ev.builder_at[name] = _where(self.path, node)
         elif match:
             letter, keyword, known = self.ev.builders[name]
@@ -425,16 +461,14 @@ def propose(ev: Evidence) -> str:
 
 
 SPELLINGS = (("lower snake_case", r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"),
-             ("UPPER_SNAKE_CASE", r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$"),
-             ("LAYER-AREA-TYPE-NNN", CANONICAL_CODE.pattern))
+             ("UPPER_SNAKE_CASE", r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*$"))
 
 
 def _pattern_line(values: set[str]) -> str:
     """`[codes] pattern` for the one spelling all the code lists' string VALUES share, or a hint to set it."""
+    canonical = values and all(vocabulary().looks_canonical(v) for v in values)   # the built-in pattern already
     for spelling, pattern in SPELLINGS:
-        if values and all(re.match(pattern, v) for v in values):
-            if spelling == "LAYER-AREA-TYPE-NNN":
-                break   # the built-in pattern already
+        if values and not canonical and all(re.match(pattern, v) for v in values):
             return f"pattern = '{pattern}'  # all {len(values)} string values of these code lists are {spelling}"
     return "# pattern = '...'  # set it to the spelling of your codes (docs/profiles.md)"
 

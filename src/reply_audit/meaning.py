@@ -49,7 +49,7 @@ def spaced(text: str) -> str:
 
 
 def _setting(profile: Profile, key: str) -> list[str]:
-    return list(profile.migrate_value(f"dict_returns.{key}", []) or [])
+    return list(profile.migrate_value(f"dict_returns.{key}") or [])
 
 
 def _classify(profile: Profile, key: str) -> list[str]:

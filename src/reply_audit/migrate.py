@@ -133,7 +133,7 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
     context = PlanContext(result)
     if context.safety_decorator and {"safety-wrapper", "dict-returns"} & {c.name for c in chosen}:
         out.wrapper = context.wrapper
-        out.legacy_wrap = bool(context.profile.migrate_value("legacy_wrap", False))
+        out.legacy_wrap = bool(context.profile.migrate_value("legacy_wrap"))
     gave_up: set[tuple] = set()
     applied_keys: set[tuple] = set()
     current = result

@@ -465,13 +465,11 @@ class Profile:
     def retired_values(self) -> frozenset[str]:
         return frozenset(self.section("mappings").get("retired_values", []))
 
-    def migrate_value(self, key: str, default: Any = None) -> Any:
-        """A key of [migrate], or of one of its sub-tables with a dotted key (`dict_returns.success_code`)."""
-        table: Any = self.section("migrate")
-        *heads, last = key.split(".")
-        for head in heads:
-            table = table.get(head, {}) if isinstance(table, dict) else {}
-        return table.get(last, default) if isinstance(table, dict) else default
+    def migrate_value(self, key: str) -> Any:
+        """A key of [migrate], or of one of its sub-tables with a dotted key (`dict_returns.success_code`). A
+        profile that leaves the key out gets the built-in canonical profile's value, as setting() does."""
+        found = _dotted(self.section("migrate"), key)
+        return found[0] if found else _builtin_setting("migrate", key)
 
     def method_for_type(self, letter: str) -> str | None:
         """The canonical builder method that builds TYPE letter (`E` -> `error`)."""
@@ -1036,5 +1034,18 @@ def load_profile(spec: str | None = None, root: Path | None = None, pyproject_te
 
 @cache
 def _builtin_setting(section: str, key: str) -> Any:
-    """[SECTION] KEY of the built-in canonical profile; a KeyError names a setting no profile defines (a bug)."""
-    return _load_builtin(DEFAULT_PROFILE)[section][key]
+    """[SECTION] KEY of the built-in canonical profile (KEY may be dotted); a KeyError names a setting no
+    profile defines (a bug)."""
+    found = _dotted(_load_builtin(DEFAULT_PROFILE)[section], key)
+    if not found:
+        raise KeyError(f"[{section}] {key}")
+    return found[0]
+
+
+def _dotted(table: Any, key: str) -> tuple[Any] | tuple[()]:
+    """(value,) of the dotted KEY in TABLE, or () when a part of it is missing."""
+    for part in key.split("."):
+        if not isinstance(table, dict) or part not in table:
+            return ()
+        table = table[part]
+    return (table,)

@@ -232,35 +232,64 @@ def analyse(ctx) -> list[HandlerResult]:
     return out
 
 
-def summary(ctx) -> dict[str, Any]:
-    """The results of every action in JSON-ready form: per action, its returns and level; overall, the
-    counts by verdict, by error shape and by level (the `results` key of the JSON report)."""
+@dataclass(frozen=True)
+class ResultsOverview:
+    """Every action's results in report order, with the counts by verdict, by error shape and by level."""
+
+    actions: list[HandlerResult]
+    returns_by_verdict: dict[str, int]
+    errors_by_shape: dict[str, int]
+    actions_by_level: dict[str, int]
+    level_order: list[str]
+    level_checks: dict[str, list[str]]
+
+    def to_json(self) -> dict[str, Any]:
+        """The `results` key of the JSON report."""
+        actions = []
+        for res in self.actions:
+            h = res.handler
+            actions.append({
+                "path": h.path, "line": h.line, "function": h.qualname,
+                "names": action_names(res),
+                "registered_at": [{"path": reg.path, "line": reg.line} for reg in h.registered],
+                "decorators": h.decorators,
+                "level": res.level, "missing_for_next": res.failed,
+                "returns": [{"line": r.line, "verdict": r.verdict, "missing": r.missing,
+                             "problems": [{"kind": p.kind, "key": p.key, "detail": p.detail} for p in r.problems]}
+                            for r in res.returns],
+            })
+        return {"actions": actions, "returns_by_verdict": self.returns_by_verdict,
+                "errors_by_shape": self.errors_by_shape, "actions_by_level": self.actions_by_level,
+                "level_order": self.level_order, "level_checks": self.level_checks}
+
+
+def action_names(res: HandlerResult) -> list[str]:
+    """The names an action is registered under, sorted."""
+    return sorted({reg.name for reg in res.handler.registered if reg.name})
+
+
+def overview(ctx) -> ResultsOverview | None:
+    """The results of every action, counted; None when the profile judges no results."""
     analysed = analyse(ctx)
     if not analysed:
-        return {}
+        return None
     judge = ctx.inventory.result_judge
-    actions = []
     verdicts: dict[str, int] = {v: 0 for v in (ENVELOPE, HELPER, PARTIAL, MISSING, UNKNOWN)}
     errors = {"none": 0, "object": 0, "bare_string": 0, "other": 0}
     levels: dict[str, int] = {name: 0 for name in judge.order}
     levels["below"] = 0
-    for res in sorted(analysed, key=lambda r: (r.handler.path, r.handler.line)):
-        h = res.handler
+    actions = sorted(analysed, key=lambda r: (r.handler.path, r.handler.line))
+    for res in actions:
         for r in res.returns:
             verdicts[r.verdict] += 1
             if r.error_shape is not None:
                 errors[r.error_shape] += 1
         levels[res.level or "below"] += 1
-        actions.append({
-            "path": h.path, "line": h.line, "function": h.qualname,
-            "names": sorted({reg.name for reg in h.registered if reg.name}),
-            "registered_at": [{"path": reg.path, "line": reg.line} for reg in h.registered],
-            "decorators": h.decorators,
-            "level": res.level, "missing_for_next": res.failed,
-            "returns": [{"line": r.line, "verdict": r.verdict, "missing": r.missing,
-                         "problems": [{"kind": p.kind, "key": p.key, "detail": p.detail} for p in r.problems]}
-                        for r in res.returns],
-        })
-    return {"actions": actions, "returns_by_verdict": verdicts, "errors_by_shape": errors,
-            "actions_by_level": levels, "level_order": judge.order,
-            "level_checks": {name: judge.levels.get(name, []) for name in judge.order}}
+    return ResultsOverview(actions, verdicts, errors, levels, list(judge.order),
+                           {name: judge.levels.get(name, []) for name in judge.order})
+
+
+def summary(ctx) -> dict[str, Any]:
+    """The results of every action in JSON-ready form (the `results` key of the JSON report; {} without any)."""
+    found = overview(ctx)
+    return found.to_json() if found else {}

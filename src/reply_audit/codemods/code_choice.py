@@ -186,19 +186,18 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[st
     facts, or None for a return whose text is unknown). SIBLINGS: the codes evidence chose for the handler's
     other returns (a second pass over the returns the first could not decide)."""
     profile = ctx.profile
-    settings = profile.section("migrate").get("codes", {})
-    area_weight = float(settings.get("area_weight", 1.0))
-    text_weight = float(settings.get("text_weight", 2.0))
-    legacy_weight = float(settings.get("legacy_weight", 2.0))
-    key_weight = float(settings.get("key_weight", 2.0))
-    usage_weight = float(settings.get("usage_weight", 0.5))
-    threshold = float(settings.get("threshold", 2.0))
-    sole_types = set(settings.get("sole_area_types", ["S", "D"]))
-    quiet_types = set(settings.get("quiet_area_types", ["E"]))
-    margin = float(settings.get("margin", 0.25))
+    area_weight = float(profile.migrate_value("codes.area_weight"))
+    text_weight = float(profile.migrate_value("codes.text_weight"))
+    legacy_weight = float(profile.migrate_value("codes.legacy_weight"))
+    key_weight = float(profile.migrate_value("codes.key_weight"))
+    usage_weight = float(profile.migrate_value("codes.usage_weight"))
+    threshold = float(profile.migrate_value("codes.threshold"))
+    sole_types = set(profile.migrate_value("codes.sole_area_types"))
+    quiet_types = set(profile.migrate_value("codes.quiet_area_types"))
+    margin = float(profile.migrate_value("codes.margin"))
     index: CodeIndex = ctx.code_index
     named = _with_singulars(words(f"{handler.name} {handler.path.rsplit('.', 1)[0]}", shortest=2))
-    area_words = {area: {w.lower() for w in ws} for area, ws in settings.get("area_words", {}).items()}
+    area_words = {area: {w.lower() for w in ws} for area, ws in profile.migrate_value("codes.area_words").items()}
     described = {area: set(index.words(str(text))) for area, text in profile.section("areas").items()}
     said: set[str] = set()
     meant: set[str] = set()   # words of the concepts the message expresses: they count as shared words only
@@ -206,9 +205,9 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[st
     legacy_code = ""
     if ret is not None:
         texts = ret.texts
-        message = " ".join(texts.get(k, "") for k in profile.migrate_value("dict_returns.message_keys", []))
+        message = " ".join(texts.get(k, "") for k in profile.migrate_value("dict_returns.message_keys"))
         said = set(index.words(message))
-        for phrase, patterns in settings.get("concepts", {}).items():
+        for phrase, patterns in profile.migrate_value("codes.concepts").items():
             if any(re.search(pattern, message, re.IGNORECASE) for pattern in patterns):
                 meant |= set(index.words(phrase))   # what the message means, in the registry's own words
         if ret.code:
@@ -216,7 +215,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[st
             legacy = set(index.words(legacy_code))
     site = f"{handler.path}::{handler.name}"
     area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
-    generic_words = frozenset(w.lower() for w in settings.get("generic_words", []))
+    generic_words = frozenset(w.lower() for w in profile.migrate_value("codes.generic_words"))
     own_words = index.area_vocabulary(area_of, generic_words)   # subjects only one area's message keys name
     spoken_of = index.area_vocabulary(area_of, generic_words, keys_only=False)   # words only one area's entries use
     own_name = _with_singulars(words(handler.name, shortest=2))
@@ -298,7 +297,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[st
         if len(by_area) == 1 and sole else None
     # a handler whose own name names a LAYER ([migrate.codes.layer_words]: `contract` names CT) is decided by that
     # layer: another layer's code gets no such bonus (EN-GATE-S-001, "precondition passed", is no contract's reply)
-    layer_words = {layer: {w.lower() for w in ws} for layer, ws in settings.get("layer_words", {}).items()}
+    layer_words = {layer: {w.lower() for w in ws} for layer, ws in profile.migrate_value("codes.layer_words").items()}
     named_layers = {layer for layer, ws in layer_words.items() if own_name & ws}
     if not named_layers & {profile.parse_code(code).layer for score, code, why in scored}:
         named_layers = set()   # that layer emits no code of this type (spec 000: only EN denies): it decides nothing
@@ -336,7 +335,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[st
     close = next((c for c in sorted(ctx.canonical) if (p := profile.parse_code(c)) is not None and p.type == letter
                   and c != fallback and (found := index.similarity(said, c))[0] >= 0.25 and len(found[1]) >= 2),
                  None)
-    if fallback and not specific and not domain and not close and not settings.get("mark_fallback", False):
+    if fallback and not specific and not domain and not close and not profile.migrate_value("codes.mark_fallback"):
         return CodeChoice(fallback, "medium", (
             f"no domain named: neither the names, the message nor a legacy code point to any area but the "
             f"fallback's, and no registered text says what the message says, so the site gets the fallback code "
@@ -379,7 +378,7 @@ def _fallback(letter: str, ctx) -> str | None:
     invalid_code, error_code), when it is registered and compliant."""
     profile = ctx.profile
     method = profile.method_for_type(letter)
-    code = str(profile.migrate_value(f"dict_returns.{method}_code", "") or "") if method else ""
+    code = str(profile.migrate_value(f"dict_returns.{method}_code") or "") if method else ""
     parts = profile.parse_code(code) if code else None
     if parts is None or parts.type != letter or code not in ctx.canonical or not profile.code_compliant(code):
         return None

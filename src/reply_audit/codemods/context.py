@@ -115,7 +115,7 @@ class PlanContext:
     @cached_property
     def primary_builder(self) -> str | None:
         """The class `dict-returns` constructs: [migrate] builder-class, or the canonical builder found."""
-        configured = str(self.profile.migrate_value("builder_class", "") or "")
+        configured = str(self.profile.migrate_value("builder_class") or "")
         if configured:
             return configured
         canonical = set(self.profile.builder_methods)
@@ -155,7 +155,7 @@ class PlanContext:
         """What the safety decorator does with a result that is not a reply: [migrate] wrapper, else read from
         its definition in the tree (`unknown` when it is not there, or two definitions disagree)."""
         name = self.safety_decorator.rpartition(".")[2]
-        configured = str(self.profile.migrate_value("wrapper", "auto") or "auto")
+        configured = str(self.profile.migrate_value("wrapper") or "auto")
         found = [(f.path, w) for f in self.result.files if not f.is_test for w in f.wrappers if w.name == name]
         requires = found[0][1].requires if len({w.requires for _, w in found}) == 1 else None
         if configured != "auto":
@@ -216,6 +216,6 @@ class PlanContext:
                 if c.code and c.code in self.canonical and not c.in_builder
                 and c.path not in self.inventory.test_files
                 and not any((c.path, n) in marked for n in range(c.line, c.end_line + 1))]
-        stop = frozenset(w.lower() for w in self.profile.section("migrate").get("codes", {}).get("stop_words", []))
+        stop = frozenset(w.lower() for w in self.profile.migrate_value("codes.stop_words"))
         return CodeIndex.build(self.code_texts, uses, stop)
 

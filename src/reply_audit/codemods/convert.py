@@ -328,7 +328,7 @@ def plan_handler(handler: Handler, ctx) -> HandlerPlan:
 
 def _plan(handler: Handler, ctx) -> HandlerPlan | Skip:
     profile = ctx.profile
-    name = str(profile.migrate_value("builder_name", "rb"))
+    name = str(profile.migrate_value("builder_name"))
     if handler.inline_body:
         return Skip(f"the body of {handler.name} is on its def line: put it on lines of its own first")
     api = reply_api.load(ctx)
@@ -349,7 +349,7 @@ def _plan(handler: Handler, ctx) -> HandlerPlan | Skip:
                         "reply API in [migrate.reply-api] instead of [migrate] builder-class")
     typed = ctx.handler_fact(handler)
     annotation = typed.annotation if typed is not None else None
-    helper = str(profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
+    helper = str(profile.migrate_value("dict_returns.helper"))
     plans: dict[tuple, ReturnPlan] = {}
     left: dict[int, str] = {}
     needs_helper = False
@@ -421,7 +421,7 @@ def _plan(handler: Handler, ctx) -> HandlerPlan | Skip:
     edit = HandlerReplies(
         codemod="dict-returns", path=handler.path, spans=sorted(plans), description="", imports=imports,
         definitions=definitions, function=handler.name, line=handler.line, builder_name=name,
-        data_keyword=str(profile.migrate_value("data_keyword", "data")), setup=setup_lines, returns=plans,
+        data_keyword=str(profile.migrate_value("data_keyword")), setup=setup_lines, returns=plans,
         decorator=decorator, after=registration, annotation=new_annotation, helper=helper, unwrap_legacy=not left,
         api=api, letters={m: t for m, t in profile.builder_methods.items()})
     parts = [f"{len(plans)} return(s) -> " + (f"{name} calls" if api is None else "the [migrate.reply-api] calls")]
@@ -525,7 +525,7 @@ def _choice(ret: Return, handler: Handler, fp: str, ctx) -> Choice | None:
     found = decisions.take(fp) if decisions is not None else None
     if found is None and ctx.site_choices:
         texts = ret.texts
-        said = " ".join(texts[k] for k in ctx.profile.migrate_value("dict_returns.message_keys", []) if k in texts)
+        said = " ".join(texts[k] for k in ctx.profile.migrate_value("dict_returns.message_keys") if k in texts)
         found = mapping_choice(ctx.site_choices, handler, ret, fp, said)
     return found
 
@@ -553,13 +553,13 @@ def _static_plan(ret: Return, handler: Handler, verdict: Verdict, fact, ctx, fp:
         return Skip(problem)
     code_key = profile.code_keyword
     values = ret.key_values
-    drop = tuple(k for k in profile.migrate_value("dict_returns.success_flags", []) if k in values)
+    drop = tuple(k for k in profile.migrate_value("dict_returns.success_flags") if k in values)
     picked = _pick_code(letter, method, ret, handler, ctx, choice, siblings)
     if isinstance(picked, Skip):
         return picked
     code, found, from_own = picked
     uncertain = verdict.confidence == "low" and not (choice is not None and choice.reviewed)
-    placeholder = str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
+    placeholder = str(profile.migrate_value(f"dict_returns.{method}_code") or "")
     if uncertain and found.code is not None and not found.given and placeholder:
         # the type itself waits for a human (an empty state: Success?): so does the code
         found = CodeChoice(None, "low", (f"the reply type is uncertain (alternative {verdict.alternative}): the "
@@ -579,17 +579,17 @@ def _static_plan(ret: Return, handler: Handler, verdict: Verdict, fact, ctx, fp:
     if from_own:
         drop += (code_key,)
     elif code_key in values:
-        rename = ((code_key, str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))),)
+        rename = ((code_key, str(profile.migrate_value("dict_returns.legacy_code_key"))),)
     message_key = None
     if fact.signatures.get(method) is not None and fact.signatures[method].accepts("message"):
-        message_key = next((k for k in profile.migrate_value("dict_returns.message_keys", [])
+        message_key = next((k for k in profile.migrate_value("dict_returns.message_keys")
                             if k in values and values[k] in ("str", "text")
                             and k not in drop and k != code_key), None)
     marker = found.code is None
     texts = ret.texts
     decision = Decision(
         fingerprint=fp, path=handler.path, function=handler.name, line=ret.line, type=letter, code=code,
-        message=next((texts[k] for k in profile.migrate_value("dict_returns.message_keys", []) if k in texts), ""),
+        message=next((texts[k] for k in profile.migrate_value("dict_returns.message_keys") if k in texts), ""),
         type_confidence="high" if choice is not None and choice.reviewed and choice.type else verdict.confidence,
         type_evidence=((f"chosen in {choice.origin}",) if choice is not None and choice.reviewed and choice.type
                        else ()) + verdict.signals,
@@ -625,8 +625,8 @@ def _denied_possible(fact, ctx) -> str | None:
     method = profile.method_for_type("D")
     if method is None or method not in fact.methods:
         return f"{fact.name} has no builder method for Denied"
-    owners = list(profile.migrate_value("remap.D", []) or [])
-    if not profile.migrate_value("dict_returns.denied_code", "") and not any(
+    owners = list(profile.migrate_value("remap").get("D", []) or [])
+    if not profile.migrate_value("dict_returns.denied_code") and not any(
             (p := profile.parse_code(c)) is not None and p.type == "D" and (not owners or p.layer in owners)
             for c in ctx.canonical):
         return "the registry has no Denied code of a layer that owns D"
@@ -659,15 +659,15 @@ def _pick_code(letter: str, method: str, ret: Return | None, handler: Handler, c
         if found is None and mapped:
             found = CodeChoice(mapped, "high", (f"[tools.{handler.name}] {method} in a mapping file",),
                                given=True, corroborated=True)
-        broad = str(profile.migrate_value("except_to_error.code", "") or "")
+        broad = str(profile.migrate_value("except_to_error.code") or "")
         if found is None and letter == "E" and ret is not None and ret.except_kind in ("broad", "bare") \
                 and broad:
             found = CodeChoice(broad, "medium", (f"caught by a {ret.except_kind} except: the profile's code for "
                                                  "that ([migrate.except-to-error] code)",), by_default=True)
         if found is None:
-            owners = list(profile.migrate_value("remap.D", []) or []) if letter == "D" else None
+            owners = list(profile.migrate_value("remap").get("D", []) or []) if letter == "D" else None
             found = rank(letter, ret, handler, ctx, owners, siblings)
-        code = found.code or str(profile.migrate_value(f"dict_returns.{method}_code", "") or "")
+        code = found.code or str(profile.migrate_value(f"dict_returns.{method}_code") or "")
         if not code and letter == "D":   # no clear winner: the best candidate, else the first, marked
             code = next(iter(found.candidates), "") or next(iter(sorted(
                 c for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.type == "D"
@@ -750,14 +750,14 @@ def _runtime_plan(ret: Return, handler: Handler, fact, ctx, fp: str, choice: Cho
 def _speaks_policy(handler: Handler, ctx) -> bool:
     """Does HANDLER deal in policy decisions (a literal dict of it carries a denied flag or a decision key)? Then a
     result seen only at run time may be a refusal, and the run-time classifier is given the Denied method."""
-    keys = set(ctx.profile.migrate_value("dict_returns.denied_flags", []) or []) \
-        | set(ctx.profile.migrate_value("dict_returns.decision_keys", []) or [])
+    keys = set(ctx.profile.migrate_value("dict_returns.denied_flags") or []) \
+        | set(ctx.profile.migrate_value("dict_returns.decision_keys") or [])
     return any(keys & set(r.key_values) for r in handler.returns)
 
 
 def _helper_takes_refused(handler: Handler, ctx) -> bool:
     """The run-time classifier of this module takes `refused=` (a new one does; one an earlier run wrote may not)."""
-    helper = str(ctx.profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
+    helper = str(ctx.profile.migrate_value("dict_returns.helper"))
     params = ctx.files[handler.path].function_params.get(helper)
     return params is None or "refused" in params
 
@@ -767,7 +767,7 @@ def _call_problem(fact, method: str, ctx) -> str | None:
     sig = fact.signatures.get(method)
     if sig is None:
         return None
-    keyword = str(ctx.profile.migrate_value("data_keyword", "data"))
+    keyword = str(ctx.profile.migrate_value("data_keyword"))
     if not sig.params and not sig.var_positional:
         return f"{fact.name}.{method}() takes no positional code argument"
     if not sig.accepts(keyword):
@@ -799,7 +799,7 @@ def _reply_type(fact, plans: dict[tuple, ReturnPlan]) -> str | None:
 
 def _import_of(name: str, path: str, key: str, ctx) -> list[str] | Skip:
     """The import statements that make NAME visible in PATH ([migrate] KEY, else learnt from the tree)."""
-    configured = list(ctx.profile.migrate_value(key, []) or [])
+    configured = list(ctx.profile.migrate_value(key) or [])
     if configured:
         return configured
     if ctx.imports.binds(path, name):
@@ -818,7 +818,7 @@ def safety_decoration(handler: Handler, ctx) -> tuple[str, list[str]] | Skip:
     local = next((alias for alias, name in sorted(aliases.items()) if name == root), None)
     if local is not None:  # the file imports it under another name: use that name, no import needed
         return local + (f".{rest}" if rest else ""), []
-    configured = list(ctx.profile.migrate_value("safety_imports", []) or [])
+    configured = list(ctx.profile.migrate_value("safety_imports") or [])
     if configured or ctx.imports.binds(handler.path, root):
         return safety, configured
     found = ctx.imports.statement_for(root, handler.path)
@@ -852,10 +852,10 @@ def legacy_wrap(handler: Handler, ctx) -> tuple[dict[str, str], list[str]] | Ski
     fact = ctx.builder_fact(builder) if builder else None
     if fact is None:
         return Skip("the legacy auto-wrap needs a builder defined in the scanned tree: set [migrate] builder-class")
-    name = str(ctx.profile.migrate_value("builder_name", "rb"))
+    name = str(ctx.profile.migrate_value("builder_name"))
     try:
         setup = [t.format(name=name, builder=builder, tool=_TOOL) for t in
-                 ctx.profile.migrate_value("builder_setup", [])]
+                 ctx.profile.migrate_value("builder_setup")]
     except (KeyError, IndexError, ValueError) as exc:
         return Skip(f"[migrate] builder-setup is not a valid template: {exc}")
     dynamic = []
@@ -876,7 +876,7 @@ def legacy_wrap(handler: Handler, ctx) -> tuple[dict[str, str], list[str]] | Ski
     codes = []
     for letter in ("S", "I"):
         method = ctx.profile.method_for_type(letter)
-        code = str(ctx.profile.migrate_value(f"dict_returns.{method}_code", "") or "")
+        code = str(ctx.profile.migrate_value(f"dict_returns.{method}_code") or "")
         if method is None or method not in fact.methods or not code or not ctx.registered(code):
             return Skip(f"the legacy auto-wrap needs a registered [migrate.dict-returns] {method}-code")
         problem = _call_problem(fact, method, ctx)
@@ -893,7 +893,7 @@ def legacy_wrap(handler: Handler, ctx) -> tuple[dict[str, str], list[str]] | Ski
         if isinstance(found, Skip):
             return found
         imports += found
-    helper = str(ctx.profile.migrate_value("dict_returns.helper", "_reply_from_legacy"))
+    helper = str(ctx.profile.migrate_value("dict_returns.helper"))
     for clash in (_helper_clash(helper, handler, ctx), _helper_clash(LEGACY_WRAP, handler, ctx)):
         if clash:
             return Skip(clash)
@@ -921,18 +921,18 @@ def legacy_wrap(handler: Handler, ctx) -> tuple[dict[str, str], list[str]] | Ski
 
 def helper_source(name: str, reply: str, profile, message: bool) -> str:
     """The run-time classifier written once into a module: the same keys the static decision reads."""
-    flags = list(profile.migrate_value("dict_returns.success_flags", []))
-    errors = list(profile.migrate_value("dict_returns.error_keys", []))
-    error_flags = list(profile.migrate_value("dict_returns.error_flags", []))
-    status = list(profile.migrate_value("dict_returns.status_keys", []))
-    failures = sorted({v.lower() for v in profile.migrate_value("dict_returns.failure_values", [])})
-    messages = list(profile.migrate_value("dict_returns.message_keys", []))
-    prefixes = [v.lower() for v in profile.migrate_value("dict_returns.failure_prefixes", [])]
+    flags = list(profile.migrate_value("dict_returns.success_flags"))
+    errors = list(profile.migrate_value("dict_returns.error_keys"))
+    error_flags = list(profile.migrate_value("dict_returns.error_flags"))
+    status = list(profile.migrate_value("dict_returns.status_keys"))
+    failures = sorted({v.lower() for v in profile.migrate_value("dict_returns.failure_values")})
+    messages = list(profile.migrate_value("dict_returns.message_keys"))
+    prefixes = [v.lower() for v in profile.migrate_value("dict_returns.failure_prefixes")]
     code_key = profile.code_keyword
-    legacy = str(profile.migrate_value("dict_returns.legacy_code_key", "legacy_code"))
-    denied_flags = list(profile.migrate_value("dict_returns.denied_flags", []))
-    decision_keys = list(profile.migrate_value("dict_returns.decision_keys", []))
-    denied_values = sorted({v.lower() for v in profile.migrate_value("dict_returns.denied_values", [])})
+    legacy = str(profile.migrate_value("dict_returns.legacy_code_key"))
+    denied_flags = list(profile.migrate_value("dict_returns.denied_flags"))
+    decision_keys = list(profile.migrate_value("dict_returns.decision_keys"))
+    denied_values = sorted({v.lower() for v in profile.migrate_value("dict_returns.denied_values")})
     lines = [
         f"def {name}(result, success, success_code, failure, failure_code,",
         " " * (len(name) + 5) + f"refused=None, refused_code=None) -> {reply}:",
@@ -1009,7 +1009,7 @@ def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str
     builder_names = {b.name for b in ctx.inventory.builders} | {builder}
     if bound and bound[0] in builder_names and bound[1] < first:
         return [], []
-    templates = list(ctx.profile.migrate_value("builder_setup", []))
+    templates = list(ctx.profile.migrate_value("builder_setup"))
     try:
         setup = [t.format(name=name, builder=builder, tool=handler.name) for t in templates]
         free, binds = names_of(setup)
@@ -1026,7 +1026,7 @@ def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str
     if shadowed:
         return Skip(f"{', '.join(map(repr, shadowed))} is a module-level name in {handler.path} that the "
                     "builder would shadow: set [migrate] builder-name / builder-setup")
-    configured = list(ctx.profile.migrate_value("builder_imports", []) or [])
+    configured = list(ctx.profile.migrate_value("builder_imports") or [])
     if configured:
         return setup, configured
     imports = []

@@ -54,7 +54,7 @@ def notes_write(rb: ReplyBuilder, store, path, text):
         call = finding.subject
         profile = ctx.profile
         method = profile.method_for_type("E")
-        code = str(profile.migrate_value("except_to_error.code", "") or "")
+        code = str(profile.migrate_value("except_to_error.code") or "")
         if method is None or not code:
             return Skip("the profile names no Error method or no [migrate.except-to-error] code")
         if not ctx.registered(code):

@@ -100,7 +100,7 @@ def notes_hide(rb: ReplyBuilder, path):
         parts = profile.parse_code(code)
         if parts is None or not profile.layer_known(parts) or profile.type_allowed(parts):
             return None
-        owners = profile.migrate_value("remap", {}).get(parts.type, [])
+        owners = profile.migrate_value("remap").get(parts.type, [])
         owners = [owners] if isinstance(owners, str) else list(owners)
         if not owners:
             return Skip(f"{code}: [migrate.remap] names no layer that owns {parts.type}")

@@ -132,7 +132,7 @@ def load(ctx) -> ReplyAPI | Skip | None:
 
 
 def _load(ctx) -> ReplyAPI | Skip | None:
-    section = ctx.profile.migrate_value("reply_api", {}) or {}
+    section = ctx.profile.migrate_value("reply_api") or {}
     texts = {letter: str(section.get(letter, "") or "") for letter in LETTERS}
     if not any(texts.values()):
         return None

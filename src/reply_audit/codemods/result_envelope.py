@@ -245,7 +245,7 @@ registry.register_action("ping", ping)
             return None
         ret = subject.ret
         profile = ctx.profile
-        template = str(profile.migrate_value("result.template", "") or "")
+        template = str(profile.migrate_value("result.template") or "")
         if not template:
             return Skip("set [migrate.result] template to say what a result looks like")
         if ret.kind != "dict" or not ret.literal:
@@ -267,19 +267,19 @@ registry.register_action("ping", ping)
         handler = subject.handler
         shape = ret.shape or {}
         failed = _failed(ret, shape, profile)
-        error_object = str(profile.migrate_value("result.error_object", "") or "")
+        error_object = str(profile.migrate_value("result.error_object") or "")
         if failed and not error_object and not _has_error(shape, error_key):
             return Skip(f"the result failed ({failed}) but has no error, and [migrate.result] error-object is not "
                         "set: it would read as a success")
         return WrapResult(codemod=self.name, path=handler.path, spans=[span],
                           description=f"{handler.name}: a raw dict -> the result envelope",
-                          imports=list(profile.migrate_value("result.imports", []) or []),
+                          imports=list(profile.migrate_value("result.imports") or []),
                           template=template,
-                          default_reflection=str(profile.migrate_value("result.default_reflection", "") or "{{}}"),
+                          default_reflection=str(profile.migrate_value("result.default_reflection") or "{{}}"),
                           error_object=error_object,
                           error_key=error_key, data_key=data_key, reflection_key=reflection_key,
                           failed=failed, message_keys=tuple(
-                              profile.migrate_value("dict_returns.message_keys", ["message", "reason"]) or ()))
+                              profile.migrate_value("dict_returns.message_keys") or ()))
 
 
 def _has_error(shape: dict, error_key: str) -> bool:
@@ -288,12 +288,12 @@ def _has_error(shape: dict, error_key: str) -> bool:
 
 def _failed(ret: Return, shape: dict, profile) -> str:
     """Why a returned dict is a failure (its status value, a success flag that is False, an except), or ""."""
-    failures = {str(v).lower() for v in profile.migrate_value("result.failure_values", []) or []}
-    for key in profile.migrate_value("result.status_keys", []) or []:
+    failures = {str(v).lower() for v in profile.migrate_value("result.failure_values") or []}
+    for key in profile.migrate_value("result.status_keys") or []:
         kind, value = (shape.get(key) or [None, None])[:2]
         if kind == "str" and str(value).lower() in failures:
             return f"{key} {value!r}"
-    for key in profile.migrate_value("dict_returns.success_flags", []) or []:
+    for key in profile.migrate_value("dict_returns.success_flags") or []:
         if (shape.get(key) or [None])[0] == "bool" and shape[key][1] is False:
             return f"{key} False"
     if ret.in_except:

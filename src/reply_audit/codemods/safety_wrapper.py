@@ -105,7 +105,7 @@ def notes_list() -> dict:
             if "dict-returns" in ctx.selected:
                 found = plan_handler(handler, ctx)
                 return Skip(found.skip) if found.skip is not None else found.edit
-            if not ctx.profile.migrate_value("legacy_wrap", False):
+            if not ctx.profile.migrate_value("legacy_wrap"):
                 return Skip(f"{ctx.wrapper.name} {wrapper_words(ctx)}, and {len(raw)} return(s) of "
                             f"{handler.name} are not replies yet (line {raw[0].line}): it is wrapped together "
                             "with their conversion (dict-returns, phase 3), or under [migrate] legacy-wrap")

@@ -12,7 +12,8 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from .. import __version__
-from ..rules.base import SEVERITIES, RuleContext
+from ..records import Registry, RegistryCode
+from ..rules.base import SEVERITIES, Evaluation, RuleContext
 from ..scan import ScanResult
 from .summary import coverage, summarize
 
@@ -26,11 +27,20 @@ def _plain(item: Any) -> Any:
     return asdict(item) if is_dataclass(item) and not isinstance(item, type) else item
 
 
+def _order_key(plain: dict[str, Any], keys: tuple[str, ...]) -> tuple[Any, ...]:
+    return tuple((plain.get(k) is None, plain.get(k) or 0) if k in ("line", "col")
+                 else (plain.get(k) is None, str(plain.get(k) or "")) for k in keys)
+
+
+def ordered(records: list[Any], *keys: str) -> list[Any]:
+    """RECORDS in the report order of KEYS (their JSON names: `class` for `cls`), as records; every format
+    lists an inventory kind in this one order."""
+    return sorted(records, key=lambda r: _order_key(_plain(r), keys))
+
+
 def _sorted(items: list[Any], *keys: str) -> list[dict[str, Any]]:
     """ITEMS (dicts, or inventory records serialized whole) in the order of KEYS."""
-    items = [_plain(i) for i in items]
-    return sorted(items, key=lambda d: tuple((d.get(k) is None, d.get(k) or 0) if k in ("line", "col")
-                                             else (d.get(k) is None, str(d.get(k) or "")) for k in keys))
+    return sorted((_plain(i) for i in items), key=lambda d: _order_key(d, keys))
 
 
 def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
@@ -40,23 +50,15 @@ def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
     layers = list(profile.layers)
     letters = list(profile.type_letters)
     registries = []
-    for reg in _sorted(inv.registries, "path", "line", "name"):
-        reg = dict(reg)
-        reg["codes"] = sorted(reg["codes"], key=lambda c: (c["line"], c["code"]))
-        reg["coverage"] = coverage(reg, layers, letters)
+    for record in ordered(inv.registries, "path", "line", "name"):
+        reg = _plain(record)
+        reg["codes"] = [_plain(c) for c in registry_codes(record)]
+        reg["coverage"] = coverage(record, layers, letters)
         registries.append(reg)
     findings = [f.to_dict() for f in evaluation.findings] if evaluation else []
     suppressed = [f.to_dict() for f in evaluation.suppressed] if evaluation else []
     summary = summarize(inv)
-    summary["findings"] = {
-        "total": len(findings),
-        "by_severity": {s: sum(1 for f in findings if f["severity"] == s) for s in SEVERITIES},
-        "by_rule": dict(sorted(Counter(f["rule"] for f in findings).items())),
-        "suppressed": len(suppressed),
-        "baselined": evaluation.baselined if evaluation else 0,
-        "fixable": sum(1 for f in findings if f["fixable"]),
-        "fixable_by": dict(sorted(Counter(f["fix"] for f in findings if f["fix"]).items())),
-    }
+    summary["findings"] = finding_counts(evaluation)
     return {
         "schema": SCHEMA,
         "tool": {"name": "reply-audit", "version": __version__},
@@ -93,6 +95,25 @@ def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
         "scorecard": _scorecard(result, evaluation) if evaluation else [],
         "findings": findings,
         "suppressed": suppressed,
+    }
+
+
+def registry_codes(registry: Registry) -> list[RegistryCode]:
+    """REGISTRY's codes in report order: by line, then code."""
+    return sorted(registry.codes, key=lambda c: (c.line, c.code))
+
+
+def finding_counts(evaluation: Evaluation | None) -> dict[str, Any]:
+    """The `summary.findings` counts: by severity, rule and codemod; suppressed, baselined and fixable."""
+    findings = evaluation.findings if evaluation else []
+    return {
+        "total": len(findings),
+        "by_severity": {s: sum(1 for f in findings if f.severity == s) for s in SEVERITIES},
+        "by_rule": dict(sorted(Counter(f.rule for f in findings).items())),
+        "suppressed": len(evaluation.suppressed) if evaluation else 0,
+        "baselined": evaluation.baselined if evaluation else 0,
+        "fixable": sum(1 for f in findings if f.fixable),
+        "fixable_by": dict(sorted(Counter(f.fix for f in findings if f.fix).items())),
     }
 
 

@@ -17,12 +17,14 @@ from tabulate import tabulate
 
 from ..classify import CLASSES
 from ..compliance import execution_plan, requirements
+from ..results import overview
 from ..rules.base import RuleContext
 from ..rules.ra303_terminal_not_returned import TerminalNotReturned
 from ..rules.ra304_broad_except_invalid import BroadExceptInvalid
 from ..rules.ra401_envelope_field_missing import envelope_diff
-from .json_report import build_document
+from .json_report import finding_counts, ordered
 from .results_md import result_sections
+from .summary import coverage, summarize
 
 MAX_LOCATIONS = 5
 
@@ -42,13 +44,13 @@ def _locs(items: list[tuple[str, int]]) -> str:
     return shown + (f" +{len(items) - MAX_LOCATIONS} more" if len(items) > MAX_LOCATIONS else "")
 
 
-def _coverage_frame(registry: dict[str, Any]) -> str:
-    """The registry's layer × type coverage (computed once, in summary.coverage) with totals, via pandas."""
+def _coverage_frame(cells: dict[str, dict[str, int]]) -> str:
+    """A registry's layer × type coverage (CELLS, from summary.coverage) with totals, via pandas."""
     import pandas as pd
 
-    if not any(any(row.values()) for row in registry["coverage"].values()):
+    if not any(any(row.values()) for row in cells.values()):
         return "_no parseable codes_\n"
-    table = pd.DataFrame.from_dict(registry["coverage"], orient="index")
+    table = pd.DataFrame.from_dict(cells, orient="index")
     table["Total"] = table.sum(axis=1)
     table.loc["Total"] = table.sum(axis=0)
     rows = [[idx, *[int(v) for v in row]] for idx, row in table.iterrows()]
@@ -56,10 +58,12 @@ def _coverage_frame(registry: dict[str, Any]) -> str:
 
 
 def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
-    doc = build_document(result, evaluation)
-    s = doc["summary"]
+    inv = result.inventory
+    s = summarize(inv)
+    counted = finding_counts(evaluation)
     profile = result.profile
-    ctx = RuleContext(result.inventory, profile, result.tooling)
+    ctx = RuleContext(inv, profile, result.tooling)
+    results = overview(ctx)
     by_rule: dict[str, list] = defaultdict(list)
     for f in evaluation.findings:
         by_rule[f.rule].append(f)
@@ -67,26 +71,25 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
     out: list[str] = []
     add = out.append
 
-    add(f"# Reply system audit — `{doc['root']}`\n")
-    add(f"Profile **{doc['profile']['name']}** ({', '.join(doc['profile']['sources'])}). "
+    add(f"# Reply system audit — `{result.display_root}`\n")
+    add(f"Profile **{profile.name}** ({', '.join(profile.sources)}). "
         f"{s['files']['scanned']} Python files scanned, {s['files']['unparseable']} unparseable"
         f"{', ' + str(s['files']['fallback']) + ' parsed by the libcst fallback' if s['files']['fallback'] else ''}. "
-        f"{s['findings']['total']} findings: " + ", ".join(f"{n} {sev}" for sev, n in
-                                                          s["findings"]["by_severity"].items()) +
-        (f"; {s['findings']['suppressed']} suppressed" if s["findings"]["suppressed"] else "") +
-        (f"; {s['findings']['baselined']} in the baseline" if s["findings"]["baselined"] else "") +
-        (f"; {s['findings']['fixable']} fixable by `reply-audit migrate`" if s["findings"]["fixable"] else "")
+        f"{counted['total']} findings: " + ", ".join(f"{n} {sev}" for sev, n in counted["by_severity"].items()) +
+        (f"; {counted['suppressed']} suppressed" if counted["suppressed"] else "") +
+        (f"; {counted['baselined']} in the baseline" if counted["baselined"] else "") +
+        (f"; {counted['fixable']} fixable by `reply-audit migrate`" if counted["fixable"] else "")
         + ".\n")
 
-    if doc["results"]:
-        add(result_sections(doc, by_rule))
+    if results:
+        add(result_sections(results, ordered(inv.registrations, "path", "line")))
     else:
         # 1 -------------------------------------------------------------- wire shape
         add("## 1. Wire shape\n")
-        if not doc["envelopes"]:
+        if not inv.envelopes:
             add("_No serializer (`" + "`, `".join(profile.setting("envelope", "serializers")) +
                 "`) of a Reply class was found._\n")
-        for env in sorted(result.inventory.envelopes, key=lambda e: (e.path, e.line, e.cls)):
+        for env in sorted(inv.envelopes, key=lambda e: (e.path, e.line, e.cls)):
             add(f"From `{env.cls}.{env.method}()` at {_loc(env.path, env.line)}:\n")
             missing, misplaced, extra = envelope_diff(ctx, env)
             rows: list[list[Any]] = []
@@ -103,31 +106,32 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
         # 2 -------------------------------------------------------------- registries
         add("## 2. Registries\n")
         add("### Code counts\n")
-        add(_table([[r["role"], _loc(r["path"], r["line"]), r["name"], r["style"], r["definitions"], r["distinct"],
-                     ", ".join(sorted({c["layer"] for c in r["codes"] if c["layer"]}))] for r in doc["registries"]],
+        registries = ordered(inv.registries, "path", "line", "name")
+        add(_table([[r.role, _loc(r.path, r.line), r.name, r.style, r.definitions, r.distinct,
+                     ", ".join(sorted({c.layer for c in r.codes if c.layer}))] for r in registries],
                    ["Role", "Location", "Name", "Style", "Definitions", "Distinct codes", "Layers used"]))
-        for r in doc["registries"]:
-            if r["role"] != "test":
-                add(f"### Layer × type coverage — {r['name']} ({r['role']})\n")
-                add(_coverage_frame(r))
+        for r in registries:
+            if r.role != "test":
+                add(f"### Layer × type coverage — {r.name} ({r.role})\n")
+                add(_coverage_frame(coverage(r, list(profile.layers), list(profile.type_letters))))
         add("### Duplicate and shared codes\n")
-        add(_table([[d["registry"], d["code"], d["count"], ", ".join(map(str, d["lines"]))] for d in doc["duplicates"]],
-                   ["Registry", "Code", "Times", "Lines"]))
-        add(f"{len(doc['shared_codes'])} codes are defined in more than one registry"
-            + (": " + ", ".join(f"`{c['code']}`" for c in doc["shared_codes"][:12]) +
-               (" …" if len(doc["shared_codes"]) > 12 else "") if doc["shared_codes"] else "") + ".\n")
+        add(_table([[d.registry, d.code, d.count, ", ".join(map(str, d.lines))]
+                    for d in ordered(inv.duplicates, "registry", "code")], ["Registry", "Code", "Times", "Lines"]))
+        shared = ordered(inv.shared_codes, "code")
+        add(f"{len(shared)} codes are defined in more than one registry"
+            + (": " + ", ".join(f"`{c.code}`" for c in shared[:12]) +
+               (" …" if len(shared) > 12 else "") if shared else "") + ".\n")
         add("### Migration gaps\n")
         add(_table([[c, s["legacy_classes"][c]] for c in CLASSES], ["Legacy class", "Codes"]))
         gap_classes = ("unmapped", "mapped_to_unknown", "mapped_to_forbidden")
-        gaps = [c for c in doc["legacy_codes"] if c["class"] in gap_classes]
-        add(_table([[f"`{c['code']}`", c["class"], c["target"] or "—"] for c in gaps],
+        gaps = [c for c in ordered(inv.legacy_codes, "code") if c.cls in gap_classes]
+        add(_table([[f"`{c.code}`", c.cls, c.target or "—"] for c in gaps],
                    ["Legacy code", "Class", "Target"]))
         add("### Runtime import status\n")
-        add(_table([[_loc(i["path"], i["line"]), f"`{i['module']}`", ", ".join(i["names"]) or "—",
-                     "/".join(i["roles"]), f"`{i['registry_path']}`" + (f" through `{i['via']}`" if i.get("via")
-                                                                         else ""),
-                     i["scope"], "yes" if i["runtime"] else "no (tests / TYPE_CHECKING)"]
-                    for i in doc["registry_imports"]],
+        add(_table([[_loc(i.path, i.line), f"`{i.module}`", ", ".join(i.names) or "—",
+                     "/".join(i.roles), f"`{i.registry_path}`" + (f" through `{i.via}`" if i.via else ""),
+                     i.scope, "yes" if i.runtime else "no (tests / TYPE_CHECKING)"]
+                    for i in ordered(inv.registry_imports, "path", "line", "registry_path")],
                    ["Importer", "Module", "Names", "Registry role", "Registry loaded", "Scope", "Active at runtime"]))
 
         # 3 -------------------------------------------------------------- invariants
@@ -163,26 +167,26 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
         add(_table([[_loc(f.path, f.line), f.function or "", f.confidence, f.message] for f in by_rule["RA305"]],
                    ["Location", "Function", "Confidence", "Finding"]))
         add("### 3.4 Forbidden and undefined builder methods\n")
-        rows = [[_loc(b["path"], b["line"]), b["qualname"], ", ".join(b["forbidden_methods"]),
-                 sum(1 for c in doc["calls"] if c["builder"] == f"{b['path']}::{b['qualname']}"
-                     and c["method"] in b["forbidden_methods"])]
-                for b in doc["builders"] if b["forbidden_methods"]]
+        builders = ordered(inv.builders, "path", "line", "qualname")
+        rows = [[_loc(b.path, b.line), b.qualname, ", ".join(b.forbidden_methods),
+                 sum(1 for c in inv.calls if c.builder == b.ident and c.method in b.forbidden_methods)]
+                for b in builders if b.forbidden_methods]
         add(_table(rows, ["Builder", "Name", "Forbidden methods defined", "Calls to them"]))
         add(_findings_list(by_rule["RA204"] + by_rule["RA203"]))
         add("### 3.5 Handlers returning raw dicts\n")
-        add(_table([[_loc(h["path"], h["line"]), h["name"], *[h["returns_by_kind"].get(k, 0) for k in
-                                                            ("builder", "reply", "dict", "none", "other")]]
-                    for h in doc["handlers"] if not ctx.is_test(h["path"])],
+        add(_table([[_loc(h.path, h.line), h.name, *[h.returns_by_kind.get(k, 0) for k in
+                                                     ("builder", "reply", "dict", "none", "other")]]
+                    for h in ordered(inv.handlers, "path", "line", "qualname") if not ctx.is_test(h.path)],
                    ["Handler", "Name", "builder", "reply", "dict", "none", "other"]))
         add("### 3.6 Branching on message text\n")
         add(_findings_list(by_rule["RA307"], empty="_none_\n"))
 
         # 4 -------------------------------------------------------------- builders
         add("## 4. Builder enforcement\n")
-        add(_table([[_loc(b["path"], b["line"]), b["qualname"], b["kind"], ", ".join(b["methods"]),
-                     ", ".join(b["missing_methods"]) or "—", "✅" if b["validates_format"] else "❌",
-                     "✅" if b["validates_layer"] else "❌", "✅" if b["frozen_after_terminal"] else "❌",
-                     len(b["instantiated_at"]), b["calls"]] for b in doc["builders"]],
+        add(_table([[_loc(b.path, b.line), b.qualname, b.kind, ", ".join(b.methods),
+                     ", ".join(b.missing_methods) or "—", "✅" if b.validates_format else "❌",
+                     "✅" if b.validates_layer else "❌", "✅" if b.frozen_after_terminal else "❌",
+                     len(b.instantiated_at), b.calls] for b in builders],
                    ["Location", "Builder", "Kind", "Methods", "Missing", "Validates format", "Validates layer",
                     "Frozen", "Instantiated", "Calls"]))
 
@@ -227,16 +231,17 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
     add(_table([[f"`{p}`", *[row.get(m, 0) for m in methods], sum(row.values())] for p, row in sorted(counts.items())],
                ["File", *methods, "Total"]))
     add("### Mapping tables\n")
-    add(_table([[_loc(m["path"], m["line"]) if m["source"] == "code" else f"`{m['path']}`", m["name"],
-                 len(m["entries"]), *[sum(1 for e in m["entries"] if e["class"] == k) for k in
-                                      ("mapped", "retired", "mapped_to_unknown", "mapped_to_forbidden")],
-                 sum(1 for e in m["entries"] if not e["legacy_known"])] for m in doc["mappings"]],
+    add(_table([[_loc(m.path, m.line) if m.source == "code" else f"`{m.path}`", m.name,
+                 len(m.entries), *[sum(1 for e in m.entries if e.cls == k) for k in
+                                   ("mapped", "retired", "mapped_to_unknown", "mapped_to_forbidden")],
+                 sum(1 for e in m.entries if not e.legacy_known)]
+                for m in ordered(inv.mappings, "path", "line", "name")],
                ["Location", "Name", "Entries", "Mapped", "Retired", "To unknown", "To forbidden", "Keys not legacy"]))
     add("### Files that could not be parsed\n")
-    add(_table([[_loc(u["path"], u["line"]), u["message"]] for u in doc["files"]["unparseable"]],
+    add(_table([[_loc(u.path, u.line), u.message] for u in ordered(inv.unparseable, "path", "line")],
                ["Location", "Reason"]))
     add("### Files read only in part\n")
-    add(_table([[_loc(f["path"], s["line"]), s["message"]] for f in doc["files"]["fallback"] for s in f["skipped"]],
+    add(_table([[_loc(f.path, lost.line), lost.message] for f in ordered(inv.fallback, "path") for lost in f.skipped],
                ["Location", "Lost (this Python rejects it; the rest of the file was checked)"]))
     if show_suppressed:
         add("### Suppressed findings\n")

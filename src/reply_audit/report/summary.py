@@ -7,6 +7,7 @@ from typing import Any
 
 from ..classify import CLASSES
 from ..index import Inventory
+from ..records import Registry
 
 
 def summarize(inv: Inventory) -> dict[str, Any]:
@@ -57,16 +58,16 @@ def summarize(inv: Inventory) -> dict[str, Any]:
     }
 
 
-def coverage(registry: dict[str, Any], layers: list[str], letters: list[str]) -> dict[str, dict[str, int]]:
+def coverage(registry: Registry, layers: list[str], letters: list[str]) -> dict[str, dict[str, int]]:
     """Definitions per layer × type of one registry (layers of the profile first, then any others)."""
-    seen = [c["layer"] for c in registry["codes"] if c["layer"]]
-    extra = sorted({name for name in seen if name not in layers})
+    codes = registry.codes
+    extra = sorted({c.layer for c in codes if c.layer and c.layer not in layers})
     table: dict[str, dict[str, int]] = {}
     for layer in [*layers, *extra]:
         row = {t: 0 for t in letters}
-        for c in registry["codes"]:
-            if c["layer"] == layer:
-                row[c["type"]] = row.get(c["type"], 0) + 1
+        for c in codes:
+            if c.layer == layer and c.type is not None:
+                row[c.type] = row.get(c.type, 0) + 1
         if layer in layers or any(row.values()):
             table[layer] = row
     return table

@@ -10,8 +10,13 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from .. import __version__
 from ..classify import CLASSES
-from .json_report import build_document
+from ..index import Inventory
+from ..results import action_names, overview
+from ..rules.base import RuleContext
+from .json_report import ordered
+from .summary import summarize
 
 MODES = ("findings", "statistics", "verbose", "quiet")
 SEVERITY_COLOUR = {"critical": "1;31", "high": "31", "medium": "33", "low": "36"}
@@ -43,9 +48,8 @@ def finding_line(f, colour: bool = False, prefix: str = "") -> str:
 
 def render_table(result, evaluation=None, show_suppressed: bool = False, mode: str = "findings",
                  colour: bool = False) -> str:
-    doc = build_document(result, evaluation)
     findings = evaluation.findings if evaluation else []
-    parts = _inventory(doc) + [""] if mode == "verbose" else []
+    parts = _inventory(result) + [""] if mode == "verbose" else []
     prefix = shown_from(result.root)
     if mode == "statistics":
         parts += _statistics(findings)
@@ -54,19 +58,18 @@ def render_table(result, evaluation=None, show_suppressed: bool = False, mode: s
     if mode != "quiet":
         if parts and parts[-1] != "":
             parts.append("")
-        parts.append(_summary(doc, findings, colour))
+        parts.append(_summary(result.inventory, findings, colour))
         if show_suppressed and evaluation and evaluation.suppressed:
             parts += ["", "suppressed:"] + [f"  {prefix}{f.path}:{f.line}: {f.rule} {f.message}"
                                             for f in evaluation.suppressed]
-    parts += _not_read(doc, mode == "quiet", prefix)
+    parts += _not_read(result.inventory, mode == "quiet", prefix)
     return "\n".join(parts) + "\n" if parts else ""
 
 
-def _summary(doc, findings, colour: bool) -> str:
-    files = doc["summary"]["files"]
-    scanned = f"{files['scanned']} file{'s' if files['scanned'] != 1 else ''}"
-    if files["unparseable"]:
-        scanned += f", {files['unparseable']} of them unparseable (not checked)"
+def _summary(inv: Inventory, findings, colour: bool) -> str:
+    scanned = f"{inv.files_scanned} file{'s' if inv.files_scanned != 1 else ''}"
+    if inv.unparseable:
+        scanned += f", {len(inv.unparseable)} of them unparseable (not checked)"
     if not findings:
         return _paint(f"No findings in {scanned}.", "32", colour)
     severities = Counter(f.severity for f in findings)
@@ -90,39 +93,40 @@ def _statistics(findings) -> list[str]:
                     headers=["count", "rule", "severity", "fixable", "name"], tablefmt="plain").splitlines()
 
 
-def _not_read(doc, quiet: bool, prefix: str = "") -> list[str]:
+def _not_read(inv: Inventory, quiet: bool, prefix: str = "") -> list[str]:
     """Unparseable files and lines read only in part: in every mode, quiet included (never hidden)."""
     lines = []
-    for u in doc["files"]["unparseable"]:
-        lines.append(f"{prefix}{u['path']}:{u['line']}: unparseable: {u['message']}" if quiet
-                     else f"  {prefix}{u['path']}:{u['line']}: {u['message']}")
+    for u in ordered(inv.unparseable, "path", "line"):
+        lines.append(f"{prefix}{u.path}:{u.line}: unparseable: {u.message}" if quiet
+                     else f"  {prefix}{u.path}:{u.line}: {u.message}")
     if lines and not quiet:
         lines = ["", "unparseable (not checked):"] + lines
-    partly = [(f["path"], s) for f in doc["files"]["fallback"] for s in f["skipped"]]
+    partly = [(f.path, lost) for f in ordered(inv.fallback, "path") for lost in f.skipped]
     if partly and quiet:
-        lines += [f"{prefix}{path}:{s['line']}: read only in part: {s['message']}" for path, s in partly]
+        lines += [f"{prefix}{path}:{lost.line}: read only in part: {lost.message}" for path, lost in partly]
     elif partly:
         lines += ["", "read only in part (this Python rejects these lines; the rest was checked):"] + \
-            [f"  {prefix}{path}:{s['line']}: {s['message']}" for path, s in partly]
+            [f"  {prefix}{path}:{lost.line}: {lost.message}" for path, lost in partly]
     return lines
 
 
-def _inventory(doc) -> list[str]:
-    s = doc["summary"]
+def _inventory(result) -> list[str]:
+    inv: Inventory = result.inventory
+    s = summarize(inv)
     parts = [
-        f"reply-audit {doc['tool']['version']} · profile {doc['profile']['name']} · {doc['root']}",
+        f"reply-audit {__version__} · profile {result.profile.name} · {result.display_root}",
         f"{s['files']['scanned']} files scanned, {s['files']['unparseable']} unparseable",
         "",
-        tabulate([[f"{r['path']}:{r['line']}", r["name"], r["style"], r["role"], r["definitions"], r["distinct"]]
-                  for r in doc["registries"]] or [["—"] * 6],
+        tabulate([[f"{r.path}:{r.line}", r.name, r.style, r.role, r.definitions, r.distinct]
+                  for r in ordered(inv.registries, "path", "line", "name")] or [["—"] * 6],
                  headers=["registry", "name", "style", "role", "defs", "distinct"], tablefmt="simple"),
         "",
         tabulate([[c, s["legacy_classes"][c]] for c in CLASSES], headers=["legacy class", "codes"],
                  tablefmt="simple"),
         "",
-        tabulate([[f"{b['path']}:{b['line']}", b["qualname"], ",".join(b["methods"]),
-                   ",".join(b["forbidden_methods"]) or "-", ",".join(b["missing_methods"]) or "-", b["calls"]]
-                  for b in doc["builders"]] or [["—"] * 6],
+        tabulate([[f"{b.path}:{b.line}", b.qualname, ",".join(b.methods),
+                   ",".join(b.forbidden_methods) or "-", ",".join(b.missing_methods) or "-", b.calls]
+                  for b in ordered(inv.builders, "path", "line", "qualname")] or [["—"] * 6],
                  headers=["builder", "name", "methods", "forbidden", "missing", "calls"], tablefmt="simple"),
         "",
         tabulate([["builder calls", s["calls"]["total"]], ["handlers", s["handlers"]["total"]],
@@ -131,16 +135,15 @@ def _inventory(doc) -> list[str]:
                   ["runtime registry imports", s["registry_imports"]["runtime"]],
                   ["message branches", s["message_branches"]]], tablefmt="plain"),
     ]
-    if doc["results"]:
-        res = doc["results"]
-        levels = res["actions_by_level"]
-        parts += ["", tabulate([[f"{a['path']}:{a['line']}", ", ".join(a["names"]) or a["function"],
-                                 a["level"] or "-", len(a["returns"]),
-                                 sum(1 for r in a["returns"] if r["verdict"] in ("envelope", "helper"))]
-                                for a in res["actions"]] or [["—"] * 5],
+    res = overview(RuleContext(inv, result.profile, result.tooling))
+    if res:
+        parts += ["", tabulate([[f"{a.handler.path}:{a.handler.line}", ", ".join(action_names(a)) or a.handler.qualname,
+                                 a.level or "-", len(a.returns),
+                                 sum(1 for r in a.returns if r.verdict in ("envelope", "helper"))]
+                                for a in res.actions] or [["—"] * 5],
                                headers=["action", "names", "level", "returns", "enveloped"], tablefmt="simple"),
-                  "", "returns: " + ", ".join(f"{k}={v}" for k, v in res["returns_by_verdict"].items()),
-                  "levels: " + ", ".join(f"{k}={v}" for k, v in levels.items()),
-                  f"registrations: {len(doc['registrations'])}, unresolved "
-                  f"{sum(1 for r in doc['registrations'] if not r['handler'])}"]
+                  "", "returns: " + ", ".join(f"{k}={v}" for k, v in res.returns_by_verdict.items()),
+                  "levels: " + ", ".join(f"{k}={v}" for k, v in res.actions_by_level.items()),
+                  f"registrations: {len(inv.registrations)}, unresolved "
+                  f"{sum(1 for r in inv.registrations if not r.handler)}"]
     return parts
