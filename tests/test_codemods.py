@@ -59,9 +59,8 @@ def test_docs_codemods_md_is_generated_from_the_codemods():
 
 
 def test_codemods_command_lists_and_explains():
-    from typer.testing import CliRunner
-
     from reply_audit.cli import app
+    from support import CliRunner
 
     runner = CliRunner()
     listed = runner.invoke(app, ["codemods"])

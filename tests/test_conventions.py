@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from reply_audit.cli import app
 from reply_audit.engine import evaluate
 from reply_audit.profile import load_profile
 from reply_audit.scan import scan
-from support import REPO
+from support import REPO, CliRunner
 
 CONVENTIONS = REPO / "tests" / "fixtures" / "conventions"
 IAR_EXAMPLE = REPO / "examples" / "iar_actions"

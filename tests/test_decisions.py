@@ -10,10 +10,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from reply_audit.cli import app
 from reply_audit.records import Return
+from support import CliRunner
 
 FIXTURE = Path(__file__).parent / "fixtures" / "decisions"
 RUNNER = CliRunner()

@@ -6,10 +6,8 @@ import csv
 import io
 import json
 
-from typer.testing import CliRunner
-
 from reply_audit.cli import app
-from support import write_tree
+from support import CliRunner, write_tree
 
 runner = CliRunner()
 

@@ -198,9 +198,9 @@ def test_migrate_finishes_rewrites_what_it_can_and_touches_nothing_else(corpus, 
     (["merge", "{root}/x.json"], {"x.json": "[]"}, "is not a reply-audit/1 report"),
     (["rules", "RA999"], {}, "unknown rule 'RA999'"),
     (["scan", "{root}", "-f", "xml"], {}, "'xml' is not one of 'table', 'json', 'md', 'sarif', 'github', 'csv'."),
-    (["scan"], {}, "Missing argument 'PATH'. (see `python -m reply_audit scan --help`)"),
-    (["scna"], {}, "No such command 'scna'. Did you mean 'scan'?"),
-    (["scan", "{root}", "--bogus"], {}, "No such option: --bogus"),
+    (["scan"], {}, "missing argument PATH (see `reply-audit scan --help`)"),
+    (["scna"], {}, "no such command 'scna'; did you mean 'scan'? (see `reply-audit --help`)"),
+    (["scan", "{root}", "--bogus"], {}, "no such option: --bogus (see `reply-audit scan --help`)"),
     (["migrate", "{root}"], {}, "no Python files in "),
     (["cache", "clear", "{root}/nowhere"], {}, "is not a directory"),
     (["hook", "--root", "{root}", "{root}/gone.py"], {}, "no such file: "),
@@ -268,9 +268,8 @@ def test_a_killed_apply_leaves_every_file_old_or_new(tmp_path):
 
 def test_an_unreadable_file_is_reported_and_the_scan_goes_on(tmp_path, monkeypatch):
     """chmod 000 does not stop root (CI runs as root), so the read itself is made to fail."""
-    from typer.testing import CliRunner
-
     from reply_audit.cli import app
+    from support import CliRunner
 
     write_tree(tmp_path, {"ok.py": 'X = "WA-RES-I-001"\n', "locked.py": "Y = 1\n"})
     real = Path.read_bytes

@@ -11,7 +11,6 @@ import textwrap
 
 import libcst as cst
 import pytest
-from typer.testing import CliRunner
 
 from reply_audit.api import evaluate
 from reply_audit.cli import app
@@ -22,7 +21,7 @@ from reply_audit.profile import load_profile
 from reply_audit.rules._snippets import BUILDER, CODES
 from reply_audit.safe_write import WriteRefused, write_atomic
 from reply_audit.scan import scan
-from support import EXAMPLE, write_tree
+from support import EXAMPLE, CliRunner, write_tree
 
 RUNNER = CliRunner()
 

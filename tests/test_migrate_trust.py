@@ -12,7 +12,6 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from typer.testing import CliRunner
 
 from reply_audit.cli import app
 from reply_audit.codemods.apply import add_imports
@@ -23,7 +22,7 @@ from reply_audit.facts.model import Signature, WrapperFact
 from reply_audit.journal import FOLDER, Journal
 from reply_audit.profile import load_profile
 from reply_audit.scan import scan
-from support import facts_of, write_tree
+from support import CliRunner, facts_of, write_tree
 
 RUNNER = CliRunner()
 

@@ -198,9 +198,8 @@ def test_a_lost_method_names_the_file_line_the_error_was_detected_at(profile):
 
 
 def test_settings_are_kebab_case_and_the_old_snake_case_still_works_with_a_warning(tmp_path):
-    from typer.testing import CliRunner
-
     from reply_audit.cli import app
+    from support import CliRunner
 
     (tmp_path / "a.py").write_text("X = 1\n")
     config = tmp_path / "pyproject.toml"

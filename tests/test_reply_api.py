@@ -7,10 +7,8 @@ import shutil
 import subprocess
 import sys
 
-from typer.testing import CliRunner
-
 from reply_audit.cli import app
-from support import REPO, write_tree
+from support import REPO, CliRunner, write_tree
 
 FIXTURE = REPO / "tests" / "fixtures" / "conventions" / "model_replies"
 RUNNER = CliRunner()

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 from reply_audit.api import evaluate
 from reply_audit.cache import SCHEMA, FactsCache, key_of
@@ -14,7 +13,7 @@ from reply_audit.profile import load_profile
 from reply_audit.report.json_report import render_json
 from reply_audit.scan import scan
 from reply_audit.workers import extract_all
-from support import EXAMPLE, write_tree
+from support import EXAMPLE, CliRunner, write_tree
 
 RUNNER = CliRunner()
 

@@ -11,12 +11,11 @@ import textwrap
 import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
-from typer.testing import CliRunner
 
 from reply_audit.cli import app
 from reply_audit.report.pr_comment import GITHUB_LIMIT, MARKER
 from reply_audit.rules._snippets import BUILDER, CODES
-from support import write_tree
+from support import CliRunner, write_tree
 
 RUNNER = CliRunner()
 ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",

@@ -1,241 +1,306 @@
-"""What the command line accepts: every option declared once, shared by the commands that take it.
+"""What the command line accepts: every option declared once, as data, shared by the commands that take it.
 
-Also the two adjustments to typer's help and errors: an argument shows by its
-metavar alone (PATH, not `<list[Path]>`), and a usage error is one line on
-stderr like every other bad input.
+An `Opt` is an option, an `Arg` a positional argument; `add(parser, *params)` puts them on an argparse parser.
+The standard library's argparse, not a framework: `reply-audit` starts in the time Python takes to start, which
+a hook or an editor running it on every save pays each time. A bad value is a usage error (`UsageError`): one
+line on stderr with the help command to run, exit 2 (cli.main prints it).
 """
 
 from __future__ import annotations
 
-from enum import Enum
+import argparse
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Any
 
-import typer
-
-
-def _plain_argument_help() -> None:
-    """An argument with a metavar is shown by it alone; left as it is if typer's help classes change."""
-    argument = getattr(getattr(typer, "core", None), "TyperArgument", None)
-    shown = getattr(argument, "display_type_rich", None)
-    if argument is None or shown is None or getattr(shown, "_reply_audit", False):
-        return
-
-    def display_type_rich(self, ctx):
-        return None if self.metavar else shown(self, ctx)
-
-    display_type_rich._reply_audit = True   # type: ignore[attr-defined]
-    argument.display_type_rich = display_type_rich
+SCAN_FORMATS = ("table", "json", "md", "sarif", "github", "csv")
+MIGRATE_FORMATS = ("diff", "json")
+SCORECARD_FORMATS = ("md", "json", "github")
+MERGE_FORMATS = ("md", "csv")
+FAIL_LEVELS = ("critical", "high", "medium", "low", "none")
 
 
-def _one_line_usage_errors() -> None:
-    """A usage error (an unknown option, a bad choice, a missing argument) is one line on stderr with the help
-    command to run; exit 2 as before. Left as it is if typer's classes change."""
-    exceptions = getattr(getattr(typer, "_click", None), "exceptions", None)
-    usage_error = getattr(exceptions, "UsageError", None)
-    if usage_error is None or getattr(usage_error.show, "_reply_audit", False):
-        return
+class UsageError(Exception):
+    """A command line the parser refuses; PROG is the command whose help to read."""
 
-    def show(self, file=None) -> None:
-        ctx = getattr(self, "ctx", None)
-        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-        message = " ".join(self.format_message().split()).replace("Value error, ", "")
-        typer.echo(f"reply-audit: error: {message}{hint}", err=True)
-
-    show._reply_audit = True   # type: ignore[attr-defined]
-    usage_error.show = show
+    def __init__(self, message: str, prog: str) -> None:
+        super().__init__(message)
+        self.message, self.prog = message, prog
 
 
-_plain_argument_help()
-_one_line_usage_errors()
+class Parser(argparse.ArgumentParser):
+    """argparse, with its errors raised as one-line UsageErrors instead of printed with the usage."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.groups: dict[str, Parser] = {}   # a group's own parser (profile, cache), by name
+
+    def error(self, message: str) -> Any:   # argparse's hook: never returns
+        raise UsageError(message, self.prog)
 
 
-class ScanFormat(str, Enum):
-    table = "table"
-    json = "json"
-    md = "md"
-    sarif = "sarif"
-    github = "github"
-    csv = "csv"
+def _choice(choices: tuple[str, ...]) -> Any:
+    def check(text: str) -> str:
+        if text not in choices:
+            raise argparse.ArgumentTypeError(f"{text!r} is not one of {', '.join(map(repr, choices))}.")
+        return text
+    check.__name__ = "choice"
+    return check
 
 
-class MigrateFormat(str, Enum):
-    diff = "diff"
-    json = "json"
+def _at_least(minimum: int) -> Any:
+    def check(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number.") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is not in the range x>={minimum}.")
+        return value
+    check.__name__ = "number"
+    return check
 
 
-class ScorecardFormat(str, Enum):
-    md = "md"
-    json = "json"
-    github = "github"
+@dataclass(frozen=True)
+class Opt:
+    """An option: `--name VALUE` (or a flag), repeatable when MANY."""
+
+    flags: tuple[str, ...]
+    help: str
+    metavar: str | None = None
+    kind: Any = str                  # str, Path, int
+    choices: tuple[str, ...] = ()
+    many: bool = False
+    flag: bool = False
+    minimum: int | None = None
+    default: Any = None
+    dest: str | None = None
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        extra: dict[str, Any] = {"dest": self.dest} if self.dest else {}
+        if self.flag:
+            parser.add_argument(*self.flags, action="store_true", help=self.help, **extra)
+            return
+        kind = _choice(self.choices) if self.choices else _at_least(self.minimum) if self.minimum is not None \
+            else self.kind
+        metavar = self.metavar or ("{" + ",".join(self.choices) + "}" if self.choices else None)
+        shown = self.help + (f"  [default: {self.default}]" if self.default not in (None, "", False) else "")
+        parser.add_argument(*self.flags, type=kind, metavar=metavar, help=shown, default=self.default,
+                            action="append" if self.many else "store", **extra)
 
 
-class MergeFormat(str, Enum):
-    md = "md"
-    csv = "csv"
+@dataclass(frozen=True)
+class Arg:
+    """A positional argument; OPTIONAL ones take DEFAULT, MANY ones take any number."""
+
+    dest: str
+    metavar: str
+    help: str
+    kind: Any = Path
+    optional: bool = False
+    many: bool = False
+    default: Any = None
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        nargs = ("*" if self.optional else "+") if self.many else "?" if self.optional else None
+        parser.add_argument(self.dest, metavar=self.metavar, type=self.kind, nargs=nargs, default=self.default,
+                            help=self.help)
 
 
-class FailOn(str, Enum):
-    critical = "critical"
-    high = "high"
-    medium = "medium"
-    low = "low"
-    none = "none"
+def add(parser: argparse.ArgumentParser, *params: Opt | Arg) -> argparse.ArgumentParser:
+    for param in params:
+        param.add_to(parser)
+    return parser
 
 
-def _opt(*names: str, help: str, **kwargs) -> typer.models.OptionInfo:
-    return typer.Option(*names, help=help, **kwargs)
+def _opt(*flags: str, help: str, **kwargs: Any) -> Opt:
+    return Opt(flags, help, **kwargs)
 
 
-def _paths(help: str, metavar: str = "PATH") -> typer.models.ArgumentInfo:
-    return typer.Argument(metavar=metavar, help=help)
+def _flag(*flags: str, help: str, dest: str | None = None) -> Opt:
+    return Opt(flags, help, flag=True, dest=dest)
 
 
-RepoPath = Annotated[Path, _paths("The repository, or a directory in it.")]
-Out = Annotated[Path | None, _opt("--out", "-o", metavar="FILE", help="Write to this file (atomically).")]
-Profile = Annotated[str | None, _opt(
-    "--profile", metavar="NAME|FILE",
-    help="Built-in profile name or a profile .toml file [default: the repository's [tool.reply-audit] profile, "
-         "else 'canonical'].")]
-Config = Annotated[Path | None, _opt(
-    "--config", metavar="FILE",
-    help="Settings from this file (a pyproject.toml's [tool.reply-audit] table, or a TOML file holding that "
-         "table's keys) instead of the nearest pyproject.toml above PATH.")]
-Mapping = Annotated[list[Path] | None, _opt(
-    "--mapping", metavar="FILE",
-    help="Extra legacy→canonical mapping file (.toml or .csv; [tools.HANDLER] codes); repeatable.")]
-Select = Annotated[list[str] | None, _opt(
-    "--select", metavar="RULES", help="Rules to run: ids or prefixes (RA1, RA303), comma-separated or repeated.")]
-Ignore = Annotated[list[str] | None, _opt("--ignore", metavar="RULES", help="Rules not to run.")]
-FailLevel = Annotated[FailOn | None, _opt(
-    "--fail-on", help="Exit 1 when a finding at or above this severity remains (the profile's own level, when it "
-                      "sets one).  [default: high]")]
-Jobs = Annotated[int | None, _opt(
-    "--jobs", "-j", metavar="N", min=1, help="Processes that parse files [default: one per CPU, for large trees].")]
-CacheDir = Annotated[Path | None, _opt(
-    "--cache-dir", metavar="DIR",
-    help="Where facts per file are kept between scans [default: .reply-audit-cache at the project's root: the "
-         "folder of its configuration, else of .git, else PATH].")]
-NoCache = Annotated[bool, _opt("--no-cache", help="Neither read nor write the cache.")]
-Exclude = Annotated[list[str] | None, _opt(
-    "--exclude", metavar="PATTERN",
-    help="Folders and files to leave out, replacing the profile's [scan] exclude (names or globs, "
-         "comma-separated or repeated).")]
-ExtendExclude = Annotated[list[str] | None, _opt(
-    "--extend-exclude", metavar="PATTERN", help="Folders and files to leave out as well as the profile's.")]
-ForceExclude = Annotated[bool, _opt(
-    "--force-exclude", help="Leave out a file named as PATH too when the excludes or a .gitignore cover it (for "
-                            "editors and hooks that pass files one by one).")]
+PROG = "reply-audit"
+ABOUT = "Audit and migrate Python codebases onto a canonical reply system."
+GROUPS = {"profile": "Show the rule profiles (the spec as data).",
+          "cache": "The facts cache (.reply-audit-cache)."}
 
 
-def _flag(*names: str, help: str) -> typer.models.OptionInfo:
-    return typer.Option(*names, help=help)
+@dataclass(frozen=True)
+class Command:
+    name: str                              # `scan`, or `profile show` for a command of a group
+    run: Callable[[argparse.Namespace], int | None]
+    params: tuple[Opt | Arg, ...]
 
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, *params: Opt | Arg) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare the function it decorates as the command NAME (`profile show` for one of a group) taking PARAMS."""
+    def register(run: Callable[[argparse.Namespace], int | None]) -> Callable[..., Any]:
+        COMMANDS[name] = Command(name, run, params)
+        return run
+    return register
+
+
+def parser() -> Parser:
+    """The whole command line: one sub-parser per command, a group (profile, cache) holding its own."""
+    root = Parser(prog=PROG, description=ABOUT, allow_abbrev=False)
+    root.add_argument("--version", action="store_true", help="Print the version and exit.")
+    commands = root.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    members: dict[str, Any] = {}   # a group's sub-commands
+    for name, cmd in COMMANDS.items():
+        head, _, sub = name.partition(" ")
+        where = commands
+        if sub:
+            if head not in members:
+                group = root.groups[head] = commands.add_parser(head, help=GROUPS[head], description=GROUPS[head],
+                                                                allow_abbrev=False)
+                members[head] = group.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=Parser)
+            where = members[head]
+        about = " ".join((cmd.run.__doc__ or "").split())
+        one = add(where.add_parser(sub or head, help=re.split(r"\.\s", about)[0].rstrip(".") + ".",
+                                   description=about, allow_abbrev=False), *cmd.params)
+        one.set_defaults(run=cmd.run)
+    return root
+
+
+def prog_of(cli: Parser, parsed: argparse.Namespace) -> str:
+    """The command line's words up to the command parsed (`reply-audit profile show`)."""
+    words = [w for w in (getattr(parsed, "command", None), getattr(parsed, "subcommand", None)) if w]
+    return " ".join([cli.prog, *words])
+
+
+def group_parser(cli: Parser, name: str | None) -> Parser | None:
+    """The parser of the group NAME (`profile`), or None for a command or none."""
+    return cli.groups.get(name) if name else None
+
+
+def usage_text(message: str) -> str:
+    """argparse's wording made plain: `the following arguments are required: PATH` -> `missing argument PATH`."""
+    if message.startswith("the following arguments are required: "):
+        return "missing argument " + message.removeprefix("the following arguments are required: ")
+    return message
+
+
+# shared by several commands
+Out = _opt("--out", "-o", metavar="FILE", kind=Path, help="Write to this file (atomically).")
+Profile = _opt("--profile", metavar="NAME|FILE",
+               help="Built-in profile name or a profile .toml file [default: the repository's [tool.reply-audit] "
+                    "profile, else 'canonical'].")
+Config = _opt("--config", metavar="FILE", kind=Path,
+              help="Settings from this file (a pyproject.toml's [tool.reply-audit] table, or a TOML file holding "
+                   "that table's keys) instead of the nearest pyproject.toml above PATH.")
+Mapping = _opt("--mapping", metavar="FILE", kind=Path, many=True,
+               help="Extra legacy→canonical mapping file (.toml or .csv; [tools.HANDLER] codes); repeatable.")
+Select = _opt("--select", metavar="RULES", many=True,
+              help="Rules to run: ids or prefixes (RA1, RA303), comma-separated or repeated.")
+Ignore = _opt("--ignore", metavar="RULES", many=True, help="Rules not to run.")
+FailLevel = _opt("--fail-on", choices=FAIL_LEVELS,
+                 help="Exit 1 when a finding at or above this severity remains (the profile's own level, when it "
+                      "sets one).  [default: high]")
+Jobs = _opt("--jobs", "-j", metavar="N", minimum=1,
+            help="Processes that parse files [default: one per CPU, for large trees].")
+CacheDir = _opt("--cache-dir", metavar="DIR", kind=Path,
+                help="Where facts per file are kept between scans [default: .reply-audit-cache at the project's "
+                     "root: the folder of its configuration, else of .git, else PATH].")
+NoCache = _flag("--no-cache", help="Neither read nor write the cache.")
+Exclude = _opt("--exclude", metavar="PATTERN", many=True,
+               help="Folders and files to leave out, replacing the profile's [scan] exclude (names or globs, "
+                    "comma-separated or repeated).")
+ExtendExclude = _opt("--extend-exclude", metavar="PATTERN", many=True,
+                     help="Folders and files to leave out as well as the profile's.")
+ForceExclude = _flag("--force-exclude",
+                     help="Leave out a file named as PATH too when the excludes or a .gitignore cover it (for "
+                          "editors and hooks that pass files one by one).")
 
 # scan
-ScanPath = Annotated[Path, _paths("Directory (or file) to scan.")]
-ScanFormatOption = Annotated[ScanFormat, _opt("--format", "-f", help="Output format.")]
-Baseline = Annotated[Path | None, _opt(
-    "--baseline", metavar="FILE", help="Report only findings not recorded in this baseline file.")]
-WriteBaseline = Annotated[Path | None, _opt(
-    "--write-baseline", metavar="FILE", help="Record the current findings as a baseline file and exit 0.")]
-ShowSuppressed = Annotated[bool, _flag(
-    "--show-suppressed", help="List the findings silenced by `# reply-audit: ignore[...]` comments.")]
-Statistics = Annotated[bool, _flag(
-    "--statistics", help="The table format: a count per rule instead of a line per finding.")]
-Verbose = Annotated[bool, _flag(
-    "--verbose", "-v", help="The table format: the inventory (registries, legacy codes, builders, handlers) "
-                            "before the findings.")]
-Quiet = Annotated[bool, _flag(
-    "--quiet", "-q", help="The table format: only the finding lines (and files not read); no summary.")]
+ScanPath = Arg("path", "PATH", "Directory (or file) to scan.")
+ScanFormat = _opt("--format", "-f", choices=SCAN_FORMATS, default="table", help="Output format.")
+Baseline = _opt("--baseline", metavar="FILE", kind=Path,
+                help="Report only findings not recorded in this baseline file.")
+WriteBaseline = _opt("--write-baseline", metavar="FILE", kind=Path,
+                     help="Record the current findings as a baseline file and exit 0.")
+ShowSuppressed = _flag("--show-suppressed",
+                       help="List the findings silenced by `# reply-audit: ignore[...]` comments.")
+Statistics = _flag("--statistics", help="The table format: a count per rule instead of a line per finding.")
+Verbose = _flag("--verbose", "-v", help="The table format: the inventory (registries, legacy codes, builders, "
+                                        "handlers) before the findings.")
+Quiet = _flag("--quiet", "-q", help="The table format: only the finding lines (and files not read); no summary.")
 
 # migrate
-MigratePath = Annotated[Path, _paths("Directory (or file) to migrate.")]
-Codemods = Annotated[list[str] | None, _opt(
-    "--select", metavar="CODEMODS",
-    help="Codemods to run (comma-separated or repeated); `reply-audit codemods` lists them.")]
-Phase = Annotated[int | None, _opt(
-    "--phase", metavar="N",
-    help="Only the codemods of one migration phase: 1 safety net, 2 domain adoption, 3 strict mode.")]
-Apply = Annotated[bool, _flag("--apply", help="Write the rewritten files (default: only show the diff).")]
-Check = Annotated[bool, _flag("--check", help="Exit 1 when anything would change.")]
-AllowDirty = Annotated[bool, _flag(
-    "--allow-dirty", help="With --apply, also rewrite files that have uncommitted changes in git.")]
-Force = Annotated[bool, _flag("--force", help="With --apply, also rewrite read-only files.")]
-Resume = Annotated[bool, _flag(
-    "--resume", help="Finish a `migrate --apply` that was interrupted (its journal is in PATH).")]
-Rollback = Annotated[bool, _flag(
-    "--rollback", help="Undo a `migrate --apply` that was interrupted (its journal is in PATH).")]
-MigrateFormatOption = Annotated[MigrateFormat, _opt(
-    "--format", "-f", help="diff (unified diff on stdout) or json.")]
-Decisions = Annotated[Path | None, _opt(
-    "--decisions", metavar="FILE",
-    help="A decisions file (TOML): when it does not exist, write there the type and code proposed for every "
-         "converted return, with evidence, for a human to review (nothing is applied); when it exists, apply its "
-         "reviewed choices.")]
+MigratePath = Arg("path", "PATH", "Directory (or file) to migrate.")
+Codemods = _opt("--select", metavar="CODEMODS", many=True,
+                help="Codemods to run (comma-separated or repeated); `reply-audit codemods` lists them.")
+Phase = _opt("--phase", metavar="N", kind=int,
+             help="Only the codemods of one migration phase: 1 safety net, 2 domain adoption, 3 strict mode.")
+Apply = _flag("--apply", help="Write the rewritten files (default: only show the diff).")
+Check = _flag("--check", help="Exit 1 when anything would change.")
+AllowDirty = _flag("--allow-dirty", help="With --apply, also rewrite files that have uncommitted changes in git.")
+Force = _flag("--force", help="With --apply, also rewrite read-only files.")
+Resume = _flag("--resume", help="Finish a `migrate --apply` that was interrupted (its journal is in PATH).")
+Rollback = _flag("--rollback", help="Undo a `migrate --apply` that was interrupted (its journal is in PATH).")
+MigrateFormat = _opt("--format", "-f", choices=MIGRATE_FORMATS, default="diff",
+                     help="diff (unified diff on stdout) or json.")
+Decisions = _opt("--decisions", metavar="FILE", kind=Path,
+                 help="A decisions file (TOML): when it does not exist, write there the type and code proposed for "
+                      "every converted return, with evidence, for a human to review (nothing is applied); when it "
+                      "exists, apply its reviewed choices.")
 
 # hook
-HookFiles = Annotated[list[Path] | None, _paths("Files to report on (pre-commit passes the changed ones).", "FILE")]
-HookRoot = Annotated[Path, _opt("--root", metavar="DIR", help="The repository to scan for context.")]
-HookFailOn = Annotated[FailOn | None, _opt(
-    "--fail-on", help="Fail when a finding at or above this severity is in FILES [default: the profile's].")]
-AllFindings = Annotated[bool, _flag(
-    "--all", help="Report every finding in FILES, not only those the change introduces against HEAD.")]
+HookFiles = Arg("files", "FILE", "Files to report on (pre-commit passes the changed ones).", many=True,
+                optional=True)
+HookRoot = _opt("--root", metavar="DIR", kind=Path, default=Path("."), help="The repository to scan for context.")
+HookFailOn = _opt("--fail-on", choices=FAIL_LEVELS,
+                  help="Fail when a finding at or above this severity is in FILES [default: the profile's].")
+AllFindings = _flag("--all", dest="all_findings",
+                    help="Report every finding in FILES, not only those the change introduces against HEAD.")
 
 # scorecard
-ComparedPath = Annotated[Path, _paths("The repository, or a directory in it, to compare.")]
-Base = Annotated[str, _opt("--base", metavar="REV", help="The revision the pull request starts from (its base).")]
-Head = Annotated[str, _opt("--head", metavar="REV", help="The revision to judge.")]
-BaseTip = Annotated[bool, _flag(
-    "--base-tip", help="Compare with the base revision itself, not with the merge-base of base and head "
-                       "(BASE...HEAD, the default).")]
-ScorecardFormatOption = Annotated[ScorecardFormat, _opt(
-    "--format", "-f", help="md (the PR comment), json (the delta) or github (annotations for new findings).")]
-RepoUrl = Annotated[str | None, _opt(
-    "--repo-url", metavar="URL", help="https://github.com/OWNER/REPO, to link findings to their lines [default: "
-                                      "from GITHUB_SERVER_URL and GITHUB_REPOSITORY].")]
-ScorecardFailOn = Annotated[FailOn | None, _opt(
-    "--fail-on", help="Exit 1 when the PR introduces a finding at or above this severity [default: the "
-                      "profile's, high].")]
-Annotate = Annotated[bool, _flag(
-    "--annotate", help="Also print GitHub annotations for the new findings on stdout, from the same two scans "
-                       "(the report goes to --out).")]
+ComparedPath = Arg("path", "PATH", "The repository, or a directory in it, to compare.", optional=True,
+                   default=Path("."))
+Base = _opt("--base", metavar="REV", default="", help="The revision the pull request starts from (its base).")
+Head = _opt("--head", metavar="REV", default="HEAD", help="The revision to judge.")
+BaseTip = _flag("--base-tip", help="Compare with the base revision itself, not with the merge-base of base and "
+                                   "head (BASE...HEAD, the default).")
+ScorecardFormat = _opt("--format", "-f", choices=SCORECARD_FORMATS, default="md",
+                       help="md (the PR comment), json (the delta) or github (annotations for new findings).")
+RepoUrl = _opt("--repo-url", metavar="URL",
+               help="https://github.com/OWNER/REPO, to link findings to their lines [default: from "
+                    "GITHUB_SERVER_URL and GITHUB_REPOSITORY].")
+ScorecardFailOn = _opt("--fail-on", choices=FAIL_LEVELS,
+                       help="Exit 1 when the PR introduces a finding at or above this severity [default: the "
+                            "profile's, high].")
+Annotate = _flag("--annotate", help="Also print GitHub annotations for the new findings on stdout, from the same "
+                                    "two scans (the report goes to --out).")
 
 # rules, codemods
-RuleId = Annotated[str | None, _paths("A rule id (RA101) to explain.", "RULE")]
-CodemodName = Annotated[str | None, _paths("A codemod to explain.", "CODEMOD")]
-ListFormat = Annotated[str, _opt("--format", "-f", metavar="text|md", help="text, or md (the docs page).")]
+RuleId = Arg("name", "RULE", "A rule id (RA101) to explain.", kind=str, optional=True)
+CodemodName = Arg("name", "CODEMOD", "A codemod to explain.", kind=str, optional=True)
+ListFormat = _opt("--format", "-f", metavar="text|md", default="text", help="text, or md (the docs page).")
 
 # history
-RevRange = Annotated[str | None, _opt(
-    "--rev-range", metavar="RANGE", help="Commits to scan, as git log takes them (A..B) [default: all of HEAD's "
-                                         "history].")]
-MaxCommits = Annotated[int | None, _opt("--max-commits", metavar="N", min=1, help="Only the last N commits.")]
-HistoryOut = Annotated[Path | None, _opt(
-    "--out", "-o", metavar="DIR", help="Directory for history.csv, .json, .png and .svg [default: "
-                                       "reply-audit-history at the project's root, wherever it runs from].")]
-Title = Annotated[str | None, _opt("--title", metavar="TEXT", help="The chart's title.")]
-
-# reply-audit --version
-def _print_version(value: bool) -> None:
-    if value:
-        from . import __version__
-
-        typer.echo(f"reply-audit {__version__}")
-        raise typer.Exit()
-
-
-Version = Annotated[bool | None, typer.Option("--version", callback=_print_version, is_eager=True,
-                                              help="Print the version and exit.")]
+RepoPath = Arg("path", "PATH", "The repository, or a directory in it.", optional=True, default=Path("."))
+RevRange = _opt("--rev-range", metavar="RANGE",
+                help="Commits to scan, as git log takes them (A..B) [default: all of HEAD's history].")
+MaxCommits = _opt("--max-commits", metavar="N", minimum=1, help="Only the last N commits.")
+HistoryOut = _opt("--out", "-o", metavar="DIR", kind=Path,
+                  help="Directory for history.csv, .json, .png and .svg [default: reply-audit-history at the "
+                       "project's root, wherever it runs from].")
+Title = _opt("--title", metavar="TEXT", help="The chart's title.")
 
 # merge, cache, profile, init
-Reports = Annotated[list[Path], _paths("JSON reports (reply-audit scan --format json), one per repository.",
-                                       "REPORT")]
-MergeFormatOption = Annotated[MergeFormat, _opt("--format", "-f", help="md or csv.")]
-CachePath = Annotated[Path, _paths("The scanned directory whose cache to clear.")]
-CacheFolder = Annotated[Path | None, _opt("--cache-dir", metavar="DIR", help="A cache directory to remove.")]
-ProfileName = Annotated[str | None, _paths("Built-in name or profile file (default: effective).", "NAME|FILE")]
-ProfilePath = Annotated[Path, _opt("--path", metavar="DIR", help="Repository whose [tool.reply-audit] is layered on.")]
-InitPath = Annotated[Path, _paths("The repository to look at.")]
-Write = Annotated[bool, _flag(
-    "--write", help="Append the section to PATH/pyproject.toml (refused when it has one already).")]
+Reports = Arg("reports", "REPORT", "JSON reports (reply-audit scan --format json), one per repository.", many=True)
+MergeFormat = _opt("--format", "-f", choices=MERGE_FORMATS, default="md", help="md or csv.")
+CachePath = Arg("path", "PATH", "The scanned directory whose cache to clear.", optional=True, default=Path("."))
+CacheFolder = _opt("--cache-dir", metavar="DIR", kind=Path, help="A cache directory to remove.")
+ProfileName = Arg("name", "NAME|FILE", "Built-in name or profile file (default: effective).", kind=str,
+                  optional=True)
+ProfilePath = _opt("--path", metavar="DIR", kind=Path, default=Path("."),
+                   help="Repository whose [tool.reply-audit] is layered on.")
+InitPath = Arg("path", "PATH", "The repository to look at.", optional=True, default=Path("."))
+Write = _flag("--write", help="Append the section to PATH/pyproject.toml (refused when it has one already).")

@@ -14,15 +14,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-import typer
-
 from .errors import UserError
 from .safe_write import WriteRefused, replace
 
 
+def echo(text: str, err: bool = False, nl: bool = True) -> None:
+    """TEXT on stdout (stderr with ERR), then a newline unless NL is false."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(text + ("\n" if nl else ""))
+    stream.flush()
+
+
 def say(text: str) -> None:
     """One line on stderr, `reply-audit: TEXT`."""
-    typer.echo(f"reply-audit: {text}", err=True)
+    echo(f"reply-audit: {text}", err=True)
 
 
 def write_output(text: str | bytes, out: Path | None) -> None:

@@ -31,14 +31,12 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass, field
-from typing import Any
-
-import libcst as cst
-import libcst.matchers as cst_matchers
+from typing import TYPE_CHECKING, Any
 
 from ..directives import DEFAULT_CODE, marker_comment
 from ..facts.registries import last_name
 from ..facts.signatures import is_dict_annotation
+from ..lazy import lazy_module
 from ..meaning import NOTHING, Verdict, classify_dict, failure_verdict
 from ..records import Handler, Return
 from ..rules.ra308_handler_not_wrapped import has_decorator
@@ -46,6 +44,13 @@ from . import reply_api
 from .base import Edit, Refused, Skip, Target
 from .code_choice import CodeChoice, legacy_type, rank
 from .decisions import RUNTIME, Choice, Decision, fingerprint, mapping_choice
+
+if TYPE_CHECKING:
+    import libcst as cst
+    import libcst.matchers as cst_matchers
+else:
+    cst = lazy_module("libcst")
+    cst_matchers = lazy_module("libcst.matchers")
 
 MARKER = marker_comment(DEFAULT_CODE)
 REPLY_KINDS = frozenset({"builder", "reply"})

@@ -8,11 +8,15 @@ refuses, and the rewriter drops it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import libcst as cst
-
+from ..lazy import lazy_module
 from .base import Edit, Refused, Span, Target
+
+if TYPE_CHECKING:
+    import libcst as cst
+else:
+    cst = lazy_module("libcst")
 
 
 def replace_string(node: cst.SimpleString, old: str | bytes, new: str) -> cst.SimpleString:

@@ -19,14 +19,21 @@ checked, and nothing is written for it.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from ..facts.model import BuilderFact, Signature
 from ..facts.signatures import signature
+from ..lazy import lazy_module
 from .base import Refused, Skip
+
+if TYPE_CHECKING:
+    import libcst as cst
+else:
+    cst = lazy_module("libcst")
 
 PLACEHOLDERS = ("code", "message", "data")
 LETTERS = ("S", "I", "D", "E")
@@ -91,27 +98,34 @@ class ReplyAPI:
             raise Refused(f"{template.callee} requires {self.message_required(letter)}, and this return has no "
                           "message to give it")
         values = {"code": code, "data": data, "message": message}
-        filled = cst.parse_expression(template.text).visit(_Filler(values))
+        filled = cst.parse_expression(template.text).visit(_filler()(values))
         assert isinstance(filled, cst.BaseExpression)   # the filler replaces arguments, never the call itself
         return filled
 
 
-class _Filler(cst.CSTTransformer):
-    def __init__(self, values: dict[str, cst.BaseExpression | None]) -> None:
-        super().__init__()
-        self.values = values
+@cache
+def _filler() -> Callable[[dict[str, cst.BaseExpression | None]], cst.CSTTransformer]:
+    """The transformer that fills a template's placeholders (a class made on first use: libcst is imported
+    only when a file is rewritten)."""
 
-    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
-        args = [a for a in updated.args
-                if not ((name := _placeholder(a.value)) and self.values[name] is None)]
-        if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT:
-            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        return updated.with_changes(args=args)
+    class Filler(cst.CSTTransformer):
+        def __init__(self, values: dict[str, cst.BaseExpression | None]) -> None:
+            super().__init__()
+            self.values = values
 
-    def leave_Set(self, original: cst.Set, updated: cst.Set) -> cst.BaseExpression:
-        name = _placeholder(original)
-        value = self.values.get(name) if name else None
-        return value if value is not None else updated
+        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+            args = [a for a in updated.args
+                    if not ((name := _placeholder(a.value)) and self.values[name] is None)]
+            if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT:
+                args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated.with_changes(args=args)
+
+        def leave_Set(self, original: cst.Set, updated: cst.Set) -> cst.BaseExpression:
+            name = _placeholder(original)
+            value = self.values.get(name) if name else None
+            return value if value is not None else updated
+
+    return Filler
 
 
 def _placeholder(node: cst.CSTNode) -> str | None:

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from ..directives import DEFAULT_CODE, DEFAULT_REFLECTION, marker_comment
+from ..lazy import lazy_module
 from ..records import HandlerReturn, Return
 from ..results import ResultJudge
 from .base import Codemod, Edit, Example, Refused, Skip, Target
+
+if TYPE_CHECKING:
+    import libcst as cst
+else:
+    cst = lazy_module("libcst")
 
 REFLECTION_MARKER = marker_comment(DEFAULT_REFLECTION)
 CODE_MARKER = marker_comment(DEFAULT_CODE)
@@ -31,18 +36,16 @@ def _key(element) -> str | None:
     return None
 
 
-class _Comments(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.found: list[str] = []
-
-    def visit_Comment(self, node: cst.Comment) -> None:
-        self.found.append(node.value.lstrip("#").strip())
-
-
 def _comments(node: cst.CSTNode) -> list[str]:
-    visitor = _Comments()
-    node.visit(visitor)
-    return visitor.found
+    """The text of every comment in NODE, without its `#`."""
+    return [c.value.lstrip("#").strip() for c in _all_comments(node)]
+
+
+def _all_comments(node: cst.CSTNode) -> list[cst.Comment]:
+    found = [node] if isinstance(node, cst.Comment) else []
+    for child in node.children:
+        found += _all_comments(child)
+    return found
 
 
 def _comment(ws) -> str | None:

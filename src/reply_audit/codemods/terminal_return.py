@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import libcst as cst
-
+from ..lazy import lazy_module
 from ..records import Call
 from ..rules._snippets import tree
 from .base import Codemod, Edit, Example, Refused, Skip, Target
 from .edits import span_of
+
+if TYPE_CHECKING:
+    import libcst as cst
+else:
+    cst = lazy_module("libcst")
 
 
 @dataclass
