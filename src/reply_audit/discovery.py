@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import UserError
@@ -26,8 +28,17 @@ class Discovered:
 
 
 def _matches(rel: str, patterns: list[str]) -> bool:
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
+    """REL, or its last part, matches one of the glob PATTERNS (as fnmatch.fnmatchcase)."""
+    if not patterns:
+        return False
+    either = _one_pattern(tuple(patterns))
+    return either.match(rel) is not None or either.match(rel.rsplit("/", 1)[-1]) is not None
+
+
+@lru_cache(maxsize=64)
+def _one_pattern(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """The glob PATTERNS as one regular expression: a scan matches every path against them."""
+    return re.compile("|".join(f"(?:{fnmatch.translate(p)})" for p in patterns))
 
 
 def select(paths: list[str], include: list[str], exclude: list[str]) -> list[str]:

@@ -359,9 +359,10 @@ def _constructed(node: ast.AST | None) -> ast.Call | None:
     return None
 
 
-def _bound_calls(stmt: ast.stmt) -> list[tuple[str, ast.Call]]:
+def _bound_calls(stmt: ast.stmt, walrus: bool = True) -> list[tuple[str, ast.Call]]:
     """(name, call) for every name STMT binds to a construction: `rb = C(...)`, `rb = C(...) if t else None`,
-    `rb = given or C(...)`, `a, rb = x, C(...)`, and walrus bindings `(rb := C(...))` anywhere in it."""
+    `rb = given or C(...)`, `a, rb = x, C(...)`, and walrus bindings `(rb := C(...))` anywhere in it (looked for
+    only when WALRUS: a file whose source has no `:=` has none)."""
     out: list[tuple[str, ast.Call]] = []
     if isinstance(stmt, ast.Assign):
         for target in stmt.targets:
@@ -375,7 +376,7 @@ def _bound_calls(stmt: ast.stmt) -> list[tuple[str, ast.Call]]:
                     call = _constructed(value) if isinstance(name, ast.Name) else None
                     if call is not None and isinstance(name, ast.Name):
                         out.append((name.id, call))
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    if not walrus or isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return out
     for node in _own_nodes(stmt):
         if isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
@@ -556,7 +557,7 @@ def _derived_from(params: set[str], body: list[ast.stmt]) -> tuple[set[str], set
     """The local names of a function body assigned (`x = …`, `x: T = …`, `for x in …`) one of PARAMS, or of the
     names so found: (passed on as it is, `_passes_on`; maybe the system's own value instead, `_may_pass_on`)."""
     steps: list[tuple[list[str], ast.AST]] = []
-    for stmt in _iter_block(body):
+    for stmt in body:   # each node once: a statement's walk covers the blocks nested in it
         for node in ast.walk(stmt):
             if isinstance(node, ast.Assign):
                 steps.append(([t.id for t in node.targets if isinstance(t, ast.Name)], node.value))

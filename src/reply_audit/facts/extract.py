@@ -132,6 +132,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
     def extract(self, tree: ast.Module, source: bytes, facts: FileFacts) -> FileFacts:
         self.facts = facts
         self.source = source
+        self.walrus = b":=" in source   # a file without the bytes has no assignment expression
         self._lines: list[bytes] | None = None
         self.hot_lines: list[int] = []
         probed = _lf_only(source)
@@ -144,7 +145,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self.constants: list[tuple[str, ast.Assign | ast.AnnAssign, str]] = []
         self.instantiated: set[tuple[str, int]] = set()
         self._bare: tuple[int, bool] = (0, False)
-        self._unused = 0
+        self._assigned: tuple[int, str, _Function | None] = (0, "", None)   # the last `name = call(...)` in a function
         self._reads_of: dict[int, frozenset[str]] = {}
         self.code_positions = self._code_positions(tree) if self.want_codes else set()
         # `raise ToolError(...)`: an exception, never a reply, whatever a glob of reply functions matches
@@ -169,8 +170,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         """The names a function's body reads anywhere (nested functions included: a closure may read them)."""
         key = id(fn.body)
         if key not in self._reads_of:
-            self._reads_of[key] = frozenset(n.id for stmt in fn.body for n in ast.walk(stmt)
-                                            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+            _names_read(fn.body, self._reads_of)
         return self._reads_of[key]
 
     def _code_positions(self, tree: ast.Module) -> set[int]:
@@ -255,7 +255,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 if cls:
                     out[arg.arg] = (cls, "annotation", arg.lineno)
         for stmt in _iter_block(body):
-            for name, call in _bound_calls(stmt):
+            for name, call in _bound_calls(stmt, self.walrus):
                 callee = _callee(call)
                 if callee and out.get(name, ("", ""))[1] != "annotation":
                     out[name] = (callee, "assign", call.lineno)
@@ -335,9 +335,9 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 # a call whose value is dropped: `rb.denied(...)` as a statement
                 self._bare = (id(stmt.value), i < last)
             elif type(stmt) is ast.Assign and type(stmt.value) is ast.Call and len(stmt.targets) == 1 \
-                    and type(stmt.targets[0]) is ast.Name and ctx.function is not None \
-                    and stmt.targets[0].id not in self._read_names(ctx.function):
-                self._unused = id(stmt.value)   # `err = error_response(...)`, and err is never read
+                    and type(stmt.targets[0]) is ast.Name and ctx.function is not None:
+                # `err = error_response(...)`: unused if err is never read (asked only of a reply call)
+                self._assigned = (id(stmt.value), stmt.targets[0].id, ctx.function)
             self._stmt(stmt, ctx)
 
     def _stmt(self, stmt: ast.stmt, ctx: _Ctx) -> None:
@@ -477,7 +477,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if ctx.functions and type(stmt) is ast.Assign:
             # every construction of a class bound in a function is an instantiation, even one only passed on
             # (`rb = ReplyBuilder(...)`, then `helper(rb=rb)`); the index keeps those of builder classes
-            for _, call in _bound_calls(stmt):
+            for _, call in _bound_calls(stmt, self.walrus):
                 callee = _callee(call)
                 if class_like(callee):
                     self.instantiated.add((callee, call.lineno))
@@ -775,7 +775,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             bare=self._bare[0] == id(node),
             followed=self._bare[0] == id(node) and self._bare[1],
             in_generator=self._bare[0] == id(node) and fn is not None and fn.is_generator,
-            unused=self._unused == id(node),
+            unused=self._assigned[0] == id(node) and self._assigned[1] not in self._read_names(self._assigned[2]),
         ))
 
     # -------------------------------------------------------------- envelope
@@ -856,3 +856,25 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 assert value is not None   # a constant is assigned a string
                 self.facts.code_literals.append(CodeLiteral(text, value.lineno, value.col_offset, None,
                                                             at_position=False))
+
+
+def _names_read(body: list[ast.stmt], reads_of: dict[int, frozenset[str]]) -> None:
+    """Keep in READS_OF, by `id(body)`, the names BODY and the body of every function nested in it read (a
+    nested function's reads count for the functions around it too: a closure may read them). One walk for all
+    of them, without recursion."""
+    reads: dict[int, set[str]] = {id(body): set()}
+    stack: list[tuple[ast.AST, tuple[int, ...]]] = [(stmt, (id(body),)) for stmt in body]
+    while stack:
+        node, owners = stack.pop()
+        if isinstance(node, FUNCTIONS):
+            inner = {id(stmt) for stmt in node.body}
+            reads.setdefault(id(node.body), set())
+            stack.extend((stmt, (*owners, id(node.body))) for stmt in node.body)
+            stack.extend((child, owners) for child in ast.iter_child_nodes(node) if id(child) not in inner)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            for owner in owners:
+                reads[owner].add(node.id)
+        stack.extend((child, owners) for child in ast.iter_child_nodes(node))
+    for owner, names in reads.items():
+        reads_of.setdefault(owner, frozenset(names))

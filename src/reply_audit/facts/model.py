@@ -8,6 +8,7 @@ Lines are 1-based, columns 0-based, as in `ast`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from functools import cache
 from typing import Any, get_args, get_origin, get_type_hints
@@ -316,22 +317,45 @@ def _plain(tp: Any) -> bool:
 
 def _build(tp: Any, value: Any) -> Any:
     """Rebuild nested dataclasses from `asdict` output (for caches and workers)."""
-    if value is None:
-        return None
-    if isinstance(tp, type) and is_dataclass(tp):
-        return tp(**{name: value[name] if _plain(ftype) else _build(ftype, value[name])
-                     for name, ftype in _plan(tp) if name in value})
-    origin = get_origin(tp)
-    args = get_args(tp)
-    if origin is list:
-        return [_build(args[0], v) for v in value]
-    if origin is tuple:
-        return tuple(value)
-    if origin is dict:
-        if len(args) == 2 and is_dataclass(args[1]):
-            return {k: _build(args[1], v) for k, v in value.items()}
-        return dict(value)
-    if args and type(None) in args:  # Optional[X]
-        inner = next(a for a in args if a is not type(None))
-        return _build(inner, value)
+    return _decoder(tp)(value)
+
+
+def _same(value: Any) -> Any:
     return value
+
+
+@cache
+def _decoder(tp: Any) -> Callable[[Any], Any]:
+    """A function that rebuilds a value of type TP from its `asdict` output, made once per type: a warm scan
+    rebuilds every file's facts, so the type is read here once instead of at every value."""
+    if isinstance(tp, type) and is_dataclass(tp):
+        return _dataclass_decoder(tp)
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is list:
+        item = _decoder(args[0]) if not _plain(args[0]) else None
+        return (lambda value: None if value is None else list(value)) if item is None else \
+            (lambda value: None if value is None else [item(v) for v in value])
+    if origin is tuple:
+        return lambda value: None if value is None else tuple(value)
+    if origin is dict:
+        value_type = args[1] if len(args) == 2 else None
+        if isinstance(value_type, type) and is_dataclass(value_type):
+            member = _decoder(value_type)
+            return lambda value: None if value is None else {k: member(v) for k, v in value.items()}
+        return lambda value: None if value is None else dict(value)
+    if args and type(None) in args:  # Optional[X]
+        return _decoder(next(a for a in args if a is not type(None)))
+    return _same
+
+
+def _dataclass_decoder(tp: type) -> Callable[[Any], Any]:
+    parts: list[tuple[str, Callable[[Any], Any] | None]] = []
+
+    def decode(value: Any) -> Any:
+        if value is None:
+            return None
+        if not parts:   # resolved on first use, so a type may contain itself
+            parts.extend((name, None if _plain(ftype) else _decoder(ftype)) for name, ftype in _plan(tp))
+        return tp(**{name: (value[name] if part is None else part(value[name]))
+                     for name, part in parts if name in value})
+    return decode
