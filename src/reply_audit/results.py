@@ -92,7 +92,7 @@ class ResultJudge:
 
     # -- one return ---------------------------------------------------------------
     def check_return(self, record: Return) -> ReturnCheck:
-        shape: dict[str, list] = record.shape or {}
+        shape: dict[str, list[Any]] = record.shape or {}
         kind = record.kind
         callee = record.callee
         line = record.line
@@ -117,7 +117,7 @@ class ResultJudge:
             return ReturnCheck(line, MISSING, list(self.required), record=record)
         return ReturnCheck(line, UNKNOWN, record=record)
 
-    def _problems(self, shape: dict[str, list], check: ReturnCheck) -> None:
+    def _problems(self, shape: dict[str, list[Any]], check: ReturnCheck) -> None:
         for head in self.nested_heads:
             present = shape.get(head)
             if present is None or present[0] != "dict":   # a helper call fills what its signature does not show

@@ -17,6 +17,7 @@ import fnmatch
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from typing import Any
 
 from ..names import Names
 from ..profile import Profile
@@ -165,7 +166,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
         return facts
 
-    def _read_names(self, fn) -> frozenset[str]:
+    def _read_names(self, fn: _Function) -> frozenset[str]:
         """The names a function's body reads anywhere (nested functions included: a closure may read them)."""
         key = id(fn.body)
         if key not in self._reads_of:
@@ -585,7 +586,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if fn.handler is None:
             return
         literal = False
-        shape: dict[str, list] = {}
+        shape: dict[str, list[Any]] = {}
         callee = None
         if self.result_shapes:
             if isinstance(value, ast.Name):
