@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import IO, Annotated, Any, cast
 
 import typer
 
@@ -21,7 +21,7 @@ def _plain_argument_help() -> None:
     if argument is None or shown is None or getattr(shown, "_reply_audit", False):
         return
 
-    def display_type_rich(self, ctx):
+    def display_type_rich(self: Any, ctx: Any) -> Any:   # typer's own classes, found with getattr
         return None if self.metavar else shown(self, ctx)
 
     display_type_rich._reply_audit = True   # type: ignore[attr-defined]
@@ -36,7 +36,7 @@ def _one_line_usage_errors() -> None:
     if usage_error is None or getattr(usage_error.show, "_reply_audit", False):
         return
 
-    def show(self, file=None) -> None:
+    def show(self: Any, file: IO[str] | None = None) -> None:
         ctx = getattr(self, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
         message = " ".join(self.format_message().split()).replace("Value error, ", "")
@@ -83,12 +83,12 @@ class FailOn(str, Enum):
     none = "none"
 
 
-def _opt(*names: str, help: str, **kwargs) -> typer.models.OptionInfo:
-    return typer.Option(*names, help=help, **kwargs)
+def _opt(*names: str, help: str, **kwargs: Any) -> typer.models.OptionInfo:
+    return cast(typer.models.OptionInfo, typer.Option(*names, help=help, **kwargs))
 
 
 def _paths(help: str, metavar: str = "PATH") -> typer.models.ArgumentInfo:
-    return typer.Argument(metavar=metavar, help=help)
+    return cast(typer.models.ArgumentInfo, typer.Argument(metavar=metavar, help=help))
 
 
 RepoPath = Annotated[Path, _paths("The repository, or a directory in it.")]
@@ -129,7 +129,7 @@ ForceExclude = Annotated[bool, _opt(
 
 
 def _flag(*names: str, help: str) -> typer.models.OptionInfo:
-    return typer.Option(*names, help=help)
+    return cast(typer.models.OptionInfo, typer.Option(*names, help=help))
 
 
 # scan

@@ -87,7 +87,7 @@ class HandlerReplies(Edit):
     letters: dict[str, str] = field(default_factory=dict)   # method -> TYPE letter, for the API's templates
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[str, str, str, int]:
         return ("handler-replies", self.path, self.function, self.line)
 
     def absorb(self, other: Edit) -> None:
