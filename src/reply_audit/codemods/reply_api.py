@@ -19,14 +19,19 @@ checked, and nothing is written for it.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from ..facts.model import BuilderFact, Signature
 from ..facts.signatures import signature
 from .base import Refused, Skip
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .context import PlanContext
 
 PLACEHOLDERS = ("code", "message", "data")
 LETTERS = ("S", "I", "D", "E")
@@ -56,7 +61,7 @@ class ReplyAPI:
     def label(self) -> str:
         return "[migrate.reply-api]"
 
-    def builder_fact(self, method_for_type) -> BuilderFact:
+    def builder_fact(self, method_for_type: Callable[[str], str | None]) -> BuilderFact:
         """The API as the builder the conversion plans against: one method per templated type, whose signature
         says whether it takes a message."""
         methods: dict[str, int] = {}
@@ -122,16 +127,16 @@ def _placeholder(node: cst.CSTNode) -> str | None:
     return None
 
 
-def load(ctx) -> ReplyAPI | Skip | None:
+def load(ctx: PlanContext) -> ReplyAPI | Skip | None:
     """The profile's reply API checked against the tree (memoized), None when it has no templates, or why it
     cannot be used."""
-    cache = ctx.__dict__
+    cache: dict[str, ReplyAPI | Skip | None] = ctx.__dict__
     if "_reply_api" not in cache:
         cache["_reply_api"] = _load(ctx)
     return cache["_reply_api"]
 
 
-def _load(ctx) -> ReplyAPI | Skip | None:
+def _load(ctx: PlanContext) -> ReplyAPI | Skip | None:
     section = ctx.profile.migrate_value("reply_api") or {}
     texts = {letter: str(section.get(letter, "") or "") for letter in LETTERS}
     if not any(texts.values()):
@@ -231,7 +236,7 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
-def definition(callee: str, ctx) -> tuple[Signature, str | None] | Skip:
+def definition(callee: str, ctx: PlanContext) -> tuple[Signature, str | None] | Skip:
     """(signature, the type a call builds) of CALLEE (a class or function; `Cls.method` for a classmethod),
     defined once in the scanned tree."""
     head, _, attr = callee.partition(".")
@@ -312,7 +317,7 @@ def _class_signature(node: ast.ClassDef) -> Signature | None:
     return Signature(params=params, required=required, keyword_only=keywords)
 
 
-def _field_call(value: ast.expr | None, keyword: str):
+def _field_call(value: ast.expr | None, keyword: str) -> Any:   # a constant's value, of any type
     """The literal value of KEYWORD in a `field(...)` call, or None."""
     if isinstance(value, ast.Call) and _decorator_name(value) == "field":
         found = next((k.value for k in value.keywords if k.arg == keyword), None)
