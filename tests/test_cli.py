@@ -115,17 +115,19 @@ def test_profile_show_prints_effective_toml(tmp_path):
     assert listed.exit_code == 0 and listed.output.startswith("canonical\t")
 
 
-def test_json_scan_does_not_import_pandas(tmp_path):
+def test_a_scan_imports_neither_pandas_nor_libcst(tmp_path):
+    """A scan marks fixable findings from the facts: libcst (a second to import) is for rewriting, pandas for the
+    Markdown coverage table and history. The tree has a fixable finding, so the planner runs."""
     import subprocess
     import sys
 
     root = write_tree(tmp_path / "repo", TREE)
     code = ("import sys; from reply_audit.cli import app; "
-            f"sys.argv = ['reply-audit', 'scan', {str(root)!r}, '--format', 'json', '--out', {str(tmp_path / 'o.json')!r}]\n"
-            "try:\n    app()\nexcept SystemExit:\n    pass\n"
-            "print('pandas' in sys.modules)")
+            f"code = app(['scan', {str(root)!r}, '--format', 'json', '--out', {str(tmp_path / 'o.json')!r}])\n"
+            "print(code, 'pandas' in sys.modules, 'libcst' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "False"
+    assert out.split() == ["0", "False", "False"]
+    assert any(f["fixable"] for f in json.loads((tmp_path / "o.json").read_text())["findings"])
 
 
 # ---------------------------------------------------------------------------- files not (fully) read

@@ -18,14 +18,18 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .codemods.planner import evaluate_fixable, mark_fixable
-from .engine import FAIL_LEVELS, Evaluation, exit_code, failing
+from .engine import FAIL_LEVELS, exit_code, failing
 from .errors import EXIT_FINDINGS, EXIT_OK, UserError
 from .profile import Profile, load_profile, project_root, with_excludes
+from .rules.base import Evaluation, Finding
 from .scan import ScanResult, rescan
 from .scan import scan as _scan
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .index import Inventory
 
 __all__ = ["Audit", "Evaluation", "HookOutcome", "MigrateOutcome", "Profile", "ScanResult", "ScorecardOutcome",
            "audit", "evaluate", "hook", "load_profile", "migrate", "render", "scan", "scorecard", "split"]
@@ -147,7 +151,7 @@ def audit(path: Path, *, profile: str | None = None, config: Path | None = None,
     return Audit(result, evaluation, level, notes=notes)
 
 
-def _empty_inventory():
+def _empty_inventory() -> Inventory:
     from .index import Inventory
 
     return Inventory()
@@ -325,7 +329,8 @@ def hook(files: Iterable[Path], root: Path = Path("."), *, profile: str | None =
     return HookOutcome(result, evaluation, level, len(wanted))
 
 
-def _new_against_head(result: ScanResult, findings: list, wanted: set[str], cache_dir: Path | None) -> list:
+def _new_against_head(result: ScanResult, findings: list[Finding], wanted: set[str], cache_dir: Path | None) \
+        -> list[Finding]:
     """Of FINDINGS (in WANTED files), those the change introduces: the same tree with each changed file as HEAD
     has it (in memory, only those re-read, or taken from the facts cache) gives the findings that were there
     before; a finding is old when its fingerprint was there. Outside a git repository, or with no HEAD, every

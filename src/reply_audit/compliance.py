@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from .rules.base import Evaluation, RuleContext
+from .rules.base import Evaluation, Finding, RuleContext
 from .rules.ra303_terminal_not_returned import TerminalNotReturned
 
 
@@ -75,7 +76,7 @@ class Requirement:
         text = f"{self.ok}/{self.total} {self.unit}".strip()
         return text + (f" ({self.unknown} unknown)" if self.unknown else "")
 
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "requirement": self.name, "status": self.status, "ok": self.ok, "total": self.total,
                 "failing": self.failing, "unknown": self.unknown, "reason": self.reason, "rules": list(self.rules)}
 
@@ -122,7 +123,7 @@ REQUIREMENTS: dict[str, tuple[str, str, bool]] = {
 _ALSO: dict[str, tuple[str, ...]] = {"compliance-level": ("result-envelope", "reflections", "error-objects")}
 
 
-def _flagged(findings, rules: tuple[str, ...]) -> int:
+def _flagged(findings: list[Finding], rules: tuple[str, ...]) -> int:
     return len({(f.path, f.line, f.rule if f.line <= 0 else "") for f in findings if f.rule in rules})
 
 
@@ -288,9 +289,9 @@ CHUNKS: dict[str, tuple[str, str, tuple[str, ...]]] = {
 }
 
 
-def execution_plan(evaluation) -> list[Chunk]:
+def execution_plan(evaluation: Evaluation) -> list[Chunk]:
     """The chunks that have findings, in dependency order, each listing its rules' findings."""
-    by_rule: dict[str, list] = {}
+    by_rule: dict[str, list[Finding]] = {}
     for f in evaluation.findings:
         by_rule.setdefault(f.rule, []).append(f)
     chunks: list[Chunk] = []

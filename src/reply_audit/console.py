@@ -11,11 +11,15 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import UserError
 from .safe_write import WriteRefused, replace
+
+if TYPE_CHECKING:  # pragma: no cover
+    import rich.progress
 
 
 def echo(text: str, err: bool = False, nl: bool = True) -> None:
@@ -64,8 +68,8 @@ class Progress:
 
     DELAY = 1.0
 
-    def __enter__(self):
-        self.bar = None
+    def __enter__(self) -> Callable[[str, int, int], None]:
+        self.bar: rich.progress.Progress | None = None
         self.live = sys.stderr.isatty() and not os.environ.get("CI")
         self.started = time.monotonic()
         self.tasks: dict[str, Any] = {}   # stage -> rich's task id
@@ -86,6 +90,6 @@ class Progress:
             self.tasks[stage] = self.bar.add_task(stage, total=total)
         self.bar.update(self.tasks[stage], completed=done)
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()

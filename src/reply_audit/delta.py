@@ -13,18 +13,18 @@ findings at base and three at head make one introduced.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .codemods.planner import evaluate_fixable as evaluate
 from .compliance import Requirement, requirements
 from .discovery import select
-from .engine import Evaluation
 from .errors import UserError
 from .gitrev import Revision, list_files, read_blobs
 from .mappings import load_mapping_bytes, load_mapping_file
 from .profile import Profile
-from .rules.base import Finding, RuleContext
+from .rules.base import Evaluation, Finding, RuleContext
 from .scan import PRECOMMIT_FILES, ScanResult, scan_sources, tooling_facts
 
 
@@ -54,7 +54,7 @@ class Delta:
     def changed_requirements(self) -> list[tuple[Requirement | None, Requirement | None]]:
         base = {r.name: r for r in self.base.requirements}
         head = {r.name: r for r in self.head.requirements}
-        def state(r: Requirement | None):
+        def state(r: Requirement | None) -> tuple[str, int, int, int] | None:
             return (r.status, r.ok, r.total, r.unknown) if r else None
 
         out = []
@@ -81,7 +81,7 @@ def compare(base: Side, head: Side, prefix: str = "") -> Delta:
             delta.unchanged += 1
         else:
             unmatched_head.append(f)
-    by_key: dict[tuple, list[Finding]] = defaultdict(list)
+    by_key: dict[tuple[str, str, str], list[Finding]] = defaultdict(list)
     for items in left.values():
         for f in items:
             by_key[_key(f)].append(f)
@@ -114,7 +114,7 @@ def revision_texts(repo: Path, revision: Revision, prefix: str, names: list[str]
 
 
 def scan_revision(repo: Path, revision: Revision, prefix: str, profile: Profile, extra_mappings: list[Path],
-                  side: str, progress=None) -> Side:
+                  side: str, progress: Callable[[str, int, int], None] | None = None) -> Side:
     files = list_files(repo, revision.sha, prefix)
     chosen = select(list(files), profile.scan_list("include"), profile.scan_list("exclude"))
     mapping_names = list(profile.setting("mappings", "files"))

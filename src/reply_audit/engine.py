@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from .errors import EXIT_FINDINGS, EXIT_OK, UserError
+from .profile import Profile
 from .rules import all_rules
 from .rules.base import SEVERITIES, Evaluation, Finding, Rule, RuleContext
 from .scan import ScanResult
@@ -32,7 +33,7 @@ def check_patterns(patterns: list[str], origin: str) -> None:
             raise UserError(f"{origin}: unknown rule {pattern!r}; `reply-audit rules` lists them (e.g. RA101, RA3)")
 
 
-def select_rules(profile, select: list[str] | None, ignore: list[str] | None) -> list[Rule]:
+def select_rules(profile: Profile, select: list[str] | None, ignore: list[str] | None) -> list[Rule]:
     config = profile.section("rules")
     chosen = list(select) if select else list(config.get("select", ["ALL"]))
     dropped = list(ignore) if ignore else list(config.get("ignore", []))
@@ -41,7 +42,7 @@ def select_rules(profile, select: list[str] | None, ignore: list[str] | None) ->
     return [r for r in all_rules() if _matches(r.id, chosen) and not _matches(r.id, dropped)]
 
 
-def _severity_overrides(profile) -> dict[str, str]:
+def _severity_overrides(profile: Profile) -> dict[str, str]:
     overrides = dict(profile.section("rules").get("severity", {}))
     for rule_id, level in overrides.items():
         if level not in SEVERITIES:

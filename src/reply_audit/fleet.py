@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .errors import UserError
 from .rules.base import SEVERITIES
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 SCAN_SCHEMA = "reply-audit/1"
 COLUMNS = ["repository", "findings", *SEVERITIES, "fixable", "legacy_codes", "registries", "builders",
@@ -27,7 +30,7 @@ def _score(doc: dict[str, Any]) -> float | None:
     rows = [r for r in doc.get("scorecard", []) if r.get("total")]   # the same score as `history`
     if not rows:
         return None
-    return round(100 * sum(r["ok"] / r["total"] for r in rows) / len(rows), 1)
+    return cast(float, round(100 * sum(r["ok"] / r["total"] for r in rows) / len(rows), 1))
 
 
 def row_of(doc: dict[str, Any], name: str) -> dict[str, Any]:
@@ -46,7 +49,7 @@ def row_of(doc: dict[str, Any], name: str) -> dict[str, Any]:
     }
 
 
-def load(paths: list[Path]):
+def load(paths: list[Path]) -> pd.DataFrame:
     """The fleet table (pandas), one row per report, sorted by repository, and a total row."""
     import pandas as pd
 
@@ -79,7 +82,7 @@ def load(paths: list[Path]):
     return pd.concat([table, pd.DataFrame([total], columns=COLUMNS)], ignore_index=True)
 
 
-def markdown(table) -> str:
+def markdown(table: pd.DataFrame) -> str:
     from tabulate import tabulate
 
     shown = table.astype(object).where(table.notna(), "—")

@@ -25,6 +25,7 @@ import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from .report.pr_comment import MARKER
 
@@ -42,7 +43,7 @@ class GitHub:
         self.api = api.rstrip("/")
         self.token = token
 
-    def request(self, method: str, path: str, body: dict | None = None):
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:   # the JSON GitHub answers
         data = json.dumps(body).encode() if body is not None else None
         req = urllib.request.Request(f"{self.api}{path}", data=data, method=method, headers={
             "Accept": "application/vnd.github+json", "Authorization": f"Bearer {self.token}",

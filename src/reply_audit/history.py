@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .codemods.planner import evaluate_fixable as evaluate
 from .compliance import requirements
@@ -32,6 +33,11 @@ from .index import ModuleMap
 from .profile import Profile
 from .rules.base import SEVERITIES, RuleContext
 from .scan import PRECOMMIT_FILES, ScanResult, _inventory, tooling_facts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Future
+
+    import pandas as pd
 
 COLUMNS = ["commit", "date", "subject", "files", "findings", *SEVERITIES, "legacy_codes", "legacy_uses",
            "registries", "builders", "raw_dict_returns", "fixable", "score"]
@@ -55,7 +61,7 @@ def commits(repo: Path, rev_range: str | None, max_commits: int | None) -> list[
 
 def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = None,
             max_commits: int | None = None, jobs: int | None = 1,
-            progress: Callable[[str, int, int], None] | None = None):
+            progress: Callable[[str, int, int], None] | None = None) -> pd.DataFrame:
     """The per-commit table (pandas); `table.attrs["stats"]` counts commits, unique blobs and evaluations."""
     import pandas as pd
 
@@ -90,12 +96,14 @@ def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = N
     return table
 
 
-def _evaluate(repo, profile, listed, trees, configs, by_blob, tests, progress) -> tuple[list[dict], int]:
+def _evaluate(repo: Path, profile: Profile, listed: list[tuple[str, int, str]], trees: list[dict[str, str]],
+              configs: list[tuple[tuple[str, str], ...]], by_blob: _BlobFacts, tests: list[str],
+              progress: Callable[[str, int, int], None] | None) -> tuple[list[dict[str, Any]], int]:
     """One row per commit; a commit whose files are those of the commit before reuses its row."""
     import pandas as pd
 
-    rows: list[dict] = []
-    previous: tuple | None = None
+    rows: list[dict[str, Any]] = []
+    previous: tuple[dict[str, str], tuple[tuple[str, str], ...]] | None = None
     evaluated = 0
     texts: dict[str, str] = {}
     modules: ModuleMap | None = None   # kept while the set of paths stays the same (most commits)
@@ -137,7 +145,7 @@ class _BlobFacts:
     AHEAD = 3   # chunks in flight
 
     def __init__(self, repo: Path, first_path: dict[str, str], profile: Profile, jobs: int | None,
-                 progress) -> None:
+                 progress: Callable[[str, int, int], None] | None) -> None:
         from concurrent.futures import ProcessPoolExecutor
 
         from .workers import _init, default_jobs
@@ -148,7 +156,7 @@ class _BlobFacts:
         self.done: dict[str, FileFacts] = {}
         self.extractor = FactsExtractor(profile)
         self.next_chunk = 0
-        self.flight: list[tuple[list[str], list]] = []
+        self.flight: list[tuple[list[str], list[Future[list[FileFacts]]]]] = []
         self.pool = ProcessPoolExecutor(max_workers=self.wanted, initializer=_init,
                                         initargs=(profile.name, profile.data, profile.sources)) \
             if self.wanted > 1 else None
@@ -170,7 +178,7 @@ class _BlobFacts:
 
     def _collect(self) -> None:
         chunk, futures = self.flight.pop(0)
-        results: list = [None] * len(chunk)
+        results: list[Any] = [None] * len(chunk)
         for i, future in enumerate(futures):          # many blobs share a path: placed by position
             results[i::self.wanted] = future.result()
         self.done.update(zip(chunk, results))
@@ -205,7 +213,8 @@ class _BlobFacts:
             self.pool.shutdown(cancel_futures=True)
 
 
-def _row(profile: Profile, facts: list[FileFacts], tooling: dict, modules: ModuleMap | None = None) -> dict:
+def _row(profile: Profile, facts: list[FileFacts], tooling: dict[str, object], modules: ModuleMap | None = None) \
+        -> dict[str, Any]:
     inventory = _inventory(profile, facts, [], [], modules)
     result = ScanResult(root=Path("."), display_root=".", profile=profile, files=facts, inventory=inventory,
                         tooling=tooling)
@@ -224,7 +233,7 @@ def _row(profile: Profile, facts: list[FileFacts], tooling: dict, modules: Modul
     }
 
 
-def chart(table, path_png: Path, path_svg: Path, title: str) -> None:
+def chart(table: pd.DataFrame, path_png: Path, path_svg: Path, title: str) -> None:
     """Findings by severity (stacked), legacy codes, raw dict returns and the score over the commit dates."""
     import matplotlib
 

@@ -53,7 +53,7 @@ class ModuleMap:
 
     def __init__(self, paths: list[str]) -> None:
         self.paths = set(paths)
-        self._memo: dict[tuple, list[str]] = {}
+        self._memo: dict[tuple[str, str, int, tuple[str, ...]], list[str]] = {}
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         for path in sorted(paths):
             stem = path[:-3] if path.endswith(".py") else path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] \
@@ -392,7 +392,7 @@ class IndexBuilder:
         imports binding the name, the last wins, as in Python (memoized: star imports may form cycles)."""
         if name in by_file.get(path, {}):
             return path, name
-        memo = self.__dict__.setdefault("_exports", {})
+        memo: dict[tuple[str, str, int], tuple[str, str] | None] = self.__dict__.setdefault("_exports", {})
         key = (path, name, depth)
         if key in memo:
             return memo[key]

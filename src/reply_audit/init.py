@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import cast
 
 from .discovery import discover
 from .errors import UserError
@@ -84,13 +85,14 @@ def vocabulary() -> Vocabulary:
 class Evidence:
     files: int = 0
     unparseable: int = 0
-    decorators: Counter = field(default_factory=Counter)
+    decorators: Counter[str] = field(default_factory=Counter)
     decorator_at: dict[str, str] = field(default_factory=dict)
-    register_calls: Counter = field(default_factory=Counter)
+    register_calls: Counter[str] = field(default_factory=Counter)
     register_at: dict[str, str] = field(default_factory=dict)
-    register_name_positions: dict[str, Counter] = field(default_factory=lambda: defaultdict(Counter))
-    register_args: dict[str, list] = field(default_factory=lambda: defaultdict(list))  # (position, name)
-    functions: set = field(default_factory=set)   # names of every function defined in the tree
+    register_name_positions: dict[str, Counter[int]] = field(default_factory=lambda: defaultdict(Counter))
+    register_args: dict[str, list[tuple[int, str | None]]] = field(
+        default_factory=lambda: defaultdict(list))  # (position, name)
+    functions: set[str] = field(default_factory=set)   # names of every function defined in the tree
     dispatch_tables: dict[str, str] = field(default_factory=dict)
     builders: dict[str, tuple[str, str, int]] = field(default_factory=dict)  # name -> (letter, code kw, pos)
     builder_at: dict[str, str] = field(default_factory=dict)
@@ -100,15 +102,16 @@ class Evidence:
     reflection_returns: int = 0
     canonical_codes: int = 0
     builder_methods: int = 0
-    code_refs: set = field(default_factory=set)       # names whose members are passed at code positions
-    code_strings: set = field(default_factory=set)    # literal strings passed at code positions
-    member_values: dict[str, set] = field(default_factory=dict)   # Enum or Literal alias -> its string values
-    returned_by: dict[str, set] = field(default_factory=lambda: defaultdict(set))  # callee -> functions returning it
-    decorated: dict[str, set] = field(default_factory=lambda: defaultdict(set))    # decorator -> functions it is on
-    table_targets: set = field(default_factory=set)   # functions dispatch tables name
+    code_refs: set[str | None] = field(default_factory=set)  # names whose members are passed at code positions
+    code_strings: set[str] = field(default_factory=set)    # literal strings passed at code positions
+    member_values: dict[str, set[str]] = field(default_factory=dict)   # Enum or Literal alias -> its string values
+    returned_by: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # callee -> functions
+                                                                                        # returning it
+    decorated: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # decorator -> functions it is on
+    table_targets: set[str] = field(default_factory=set)   # functions dispatch tables name
     plain_codes: dict[str, str] = field(default_factory=dict)   # "path::Class" of string constants named like codes
     dispatchers: dict[str, tuple[str, int]] = field(default_factory=dict)   # function -> (where, literal branches)
-    dispatched: dict[str, set] = field(default_factory=lambda: defaultdict(set))   # dispatcher -> functions called
+    dispatched: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))   # dispatcher -> functions called
     scope: Scope | None = None
 
 
@@ -222,7 +225,7 @@ class _Collector:
         elif not node.bases and CODE_NAME.search(node.name) and len(members) >= 2 and all(
                 str_value(m.value) is not None for m in members):   # class ErrorCodes: NOT_FOUND = "NOT_FOUND"
             self.ev.plain_codes.setdefault(f"{self.path}::{node.name}", _where(self.path, node))
-            self.ev.member_values.setdefault(node.name, set()).update(str_value(m.value) for m in members)
+            self.ev.member_values.setdefault(node.name, set()).update(cast(str, str_value(m.value)) for m in members)
         fields = {s.target.id for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
         if {"success", "error"} <= fields:
             self.ev.envelope_classes.setdefault(node.name, _where(self.path, node))

@@ -91,7 +91,7 @@ def _copies(files: list[str], root: Path) -> dict[str, str]:
     for rel, h in digest.items():
         for d in _dirs(rel):
             content.setdefault(d, {})[rel[len(d) + 1:]] = h
-    by_content: dict[tuple, list[str]] = {}
+    by_content: dict[tuple[tuple[str, str], ...], list[str]] = {}
     for d in folders:
         if len(content.get(d, {})) >= SMALLEST_COPY:
             by_content.setdefault(tuple(sorted(content[d].items())), []).append(d)

@@ -81,7 +81,7 @@ def _loadable(lines: list[str], left_out: list[str]) -> list[str]:
     return lines
 
 
-def _findings(root: Path, text: str | None, base: str) -> Counter:
+def _findings(root: Path, text: str | None, base: str) -> Counter[tuple[str, str, int]]:
     """(rule, path, line) of every finding of a scan of ROOT with the section TEXT (None: the built-in BASE)."""
     from .engine import evaluate
     from .scan import scan
@@ -101,7 +101,8 @@ def _tables(lines: list[str]) -> dict[str, list[int]]:
     return out
 
 
-def _added(found: Counter, reference: Counter) -> Counter:
+def _added(found: Counter[tuple[str, str, int]], reference: Counter[tuple[str, str, int]]) \
+        -> Counter[tuple[str, str, int]]:
     return found - reference
 
 

@@ -17,6 +17,7 @@ import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .safe_write import WriteRefused, replace
 
@@ -38,7 +39,7 @@ class Settled:
 
 
 class Journal:
-    def __init__(self, root: Path, entries: list[dict]) -> None:
+    def __init__(self, root: Path, entries: list[dict[str, Any]]) -> None:
         self.root = root
         self.entries = entries
 

@@ -64,7 +64,7 @@ def load_mapping_bytes(raw: bytes, suffix: str, profile: Profile, origin: str) -
         raise UserError(f"mapping file {origin!r} is not UTF-8 text") from None
     suffix = suffix.lower()
     tools: dict[str, dict[str, str]] = {}
-    sites: list[dict] = []
+    sites: list[dict[str, Any]] = []
     if suffix == ".toml":
         entries, tools, sites = _toml_entries(text, profile, origin)
     elif suffix == ".csv":
@@ -108,13 +108,13 @@ def _site_choices(raw: Any, handler: str, origin: str) -> list[dict[str, Any]]:
 
 
 
-def _tool_codes(value: object, profile: Profile, origin: str) -> tuple[dict[str, dict[str, str]], list[dict]]:
+def _tool_codes(value: object, profile: Profile, origin: str) -> tuple[dict[str, dict[str, str]], list[dict[str, Any]]]:
     """`[tools.HANDLER]` tables: the codes `migrate` uses for that handler's raw dict returns, and its
     `[[tools.HANDLER.sites]]` choices."""
     if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
         raise UserError(f"mapping file {origin!r}: [tools] must hold [tools.HANDLER] tables of method = \"CODE\"")
     out: dict[str, dict[str, str]] = {}
-    sites: list[dict] = []
+    sites: list[dict[str, Any]] = []
     for handler, codes in value.items():
         codes = dict(codes)
         for row in _site_choices(codes.pop("sites"), handler, origin) if "sites" in codes else []:
@@ -138,7 +138,7 @@ def _tool_codes(value: object, profile: Profile, origin: str) -> tuple[dict[str,
 
 
 def _toml_entries(text: str, profile: Profile, origin: str) \
-        -> tuple[list[MappingEntry], dict[str, dict[str, str]], list[dict]]:
+        -> tuple[list[MappingEntry], dict[str, dict[str, str]], list[dict[str, Any]]]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -15,6 +15,7 @@ uncommitted change to it, unless `allow_dirty`.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -123,7 +124,8 @@ class MigrateResult:
 
 
 def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
-            decisions: DecisionsFile | None = None, progress=None) -> MigrateResult:
+            decisions: DecisionsFile | None = None,
+            progress: Callable[[str, int, int], None] | None = None) -> MigrateResult:
     """Rewrite RESULT's tree in memory until no selected codemod finds anything more to fix; DECISIONS: a
     reviewed decisions file whose choices win over the proposals. PROGRESS(stage, done, total) per file."""
     chosen = list(codemods if codemods is not None else all_codemods())
@@ -134,11 +136,11 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
     if context.safety_decorator and {"safety-wrapper", "dict-returns"} & {c.name for c in chosen}:
         out.wrapper = context.wrapper
         out.legacy_wrap = bool(context.profile.migrate_value("legacy_wrap"))
-    gave_up: set[tuple] = set()
-    applied_keys: set[tuple] = set()
+    gave_up: set[tuple[object, ...]] = set()
+    applied_keys: set[tuple[object, ...]] = set()
     current = result
     planned = None
-    first_skips: list = []
+    first_skips: list[Skipped] = []
     for pass_no in range(1, MAX_PASSES + 1):
         evaluation = evaluate(current)
         planned = plan(current, evaluation.findings, chosen, decisions)

@@ -86,7 +86,7 @@ def _libcst_parse(source: bytes, path: str, problem: ParseProblem) -> Parsed:
     lines = text.splitlines(keepends=True)
     skipped: list[ParseProblem] = []
 
-    def span(node) -> tuple[int, int]:
+    def span(node: libcst.CSTNode) -> tuple[int, int]:
         """First and last line of NODE, its decorators included."""
         first = positions[node].start.line
         for dec in getattr(node, "decorators", ()):

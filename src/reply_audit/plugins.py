@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 
-def classes_in(package: str, path, base: type, accept: Callable[[str], bool]) -> list[type]:
+def classes_in(package: str, path: Iterable[str] | None, base: type, accept: Callable[[str], bool]) -> list[type]:
     """The subclasses of BASE defined in the modules of PACKAGE whose names ACCEPT takes, module by module."""
     found = []
     for module in pkgutil.iter_modules(path):

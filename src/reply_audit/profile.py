@@ -28,10 +28,13 @@ from dataclasses import dataclass, field
 from functools import cache, cached_property
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import UserError
 from .records import Call
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .names import Names
 
 BUILTIN_PACKAGE = "reply_audit.profiles"
 DEFAULT_PROFILE = "canonical"
@@ -373,7 +376,7 @@ class Profile:
         return out
 
     @cached_property
-    def builder_function_names(self):
+    def builder_function_names(self) -> Names:
         """The [builder.functions] keys as a name matcher (a key may be a glob: `"*Response"`)."""
         from .names import Names
 

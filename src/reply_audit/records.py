@@ -333,7 +333,7 @@ class Return:
     value_span: list[int] | None  # [line, col, end_line, end_col] of the returned expression
     key_values: dict[str, str]   # literal key -> true | false | none | str | other
     code: str | None             # the literal value of the dict's code key
-    shape: dict[str, list]       # profiles with [result]: dotted key -> [kind, value]
+    shape: dict[str, list[Any]]  # profiles with [result]: dotted key -> [kind, value]
     callee: str | None           # the function a returned call calls
     texts: dict[str, str]        # literal key -> its value, for short strings
     except_types: list[str]      # the classes the enclosing except names
@@ -372,7 +372,7 @@ class Handler:
     first_line: int              # the first decorator's line
     inline_body: bool            # the body starts on the def's line
     local_names: list[str]
-    top_calls: dict[str, list]   # `name = Callee(...)` in the top block: name -> [callee, line]
+    top_calls: dict[str, list[Any]]  # `name = Callee(...)` in the top block: name -> [callee, line]
     registered: list[HandlerRegistration]
     annotation: str | None       # the return annotation as written
 

@@ -13,7 +13,7 @@ read `analyse(ctx)`; nothing here walks a syntax tree.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .names import Names
 from .profile import Profile
@@ -92,7 +92,7 @@ class ResultJudge:
 
     # -- one return ---------------------------------------------------------------
     def check_return(self, record: Return) -> ReturnCheck:
-        shape: dict[str, list] = record.shape or {}
+        shape: dict[str, list[Any]] = record.shape or {}
         kind = record.kind
         callee = record.callee
         line = record.line
@@ -117,7 +117,7 @@ class ResultJudge:
             return ReturnCheck(line, MISSING, list(self.required), record=record)
         return ReturnCheck(line, UNKNOWN, record=record)
 
-    def _problems(self, shape: dict[str, list], check: ReturnCheck) -> None:
+    def _problems(self, shape: dict[str, list[Any]], check: ReturnCheck) -> None:
         for head in self.nested_heads:
             present = shape.get(head)
             if present is None or present[0] != "dict":   # a helper call fills what its signature does not show
@@ -219,7 +219,29 @@ class ResultJudge:
         return HandlerResult(handler, returns, level, failed)
 
 
-def analyse(ctx) -> list[HandlerResult]:
+class _Inventory(Protocol):
+    """What `analyse` reads and memoizes on `index.Inventory` (a higher layer: not imported here)."""
+
+    result_checks: list[Any] | None
+    result_judge: Any
+
+    @property
+    def handlers(self) -> list[Handler]: ...
+
+
+class _RuleContext(Protocol):
+    """What the functions below read of `rules.base.RuleContext` (a higher layer: not imported here)."""
+
+    @property
+    def inventory(self) -> _Inventory: ...
+
+    @property
+    def profile(self) -> Profile: ...
+
+    def is_test(self, path: str) -> bool: ...
+
+
+def analyse(ctx: _RuleContext) -> list[HandlerResult]:
     """Every product handler's results (memoized on the rule context's inventory)."""
     inv = ctx.inventory
     if inv.result_checks is not None:
@@ -268,7 +290,7 @@ def action_names(res: HandlerResult) -> list[str]:
     return sorted({reg.name for reg in res.handler.registered if reg.name})
 
 
-def overview(ctx) -> ResultsOverview | None:
+def overview(ctx: _RuleContext) -> ResultsOverview | None:
     """The results of every action, counted; None when the profile judges no results."""
     analysed = analyse(ctx)
     if not analysed:
@@ -289,7 +311,7 @@ def overview(ctx) -> ResultsOverview | None:
                            {name: judge.levels.get(name, []) for name in judge.order})
 
 
-def summary(ctx) -> dict[str, Any]:
+def summary(ctx: _RuleContext) -> dict[str, Any]:
     """The results of every action in JSON-ready form (the `results` key of the JSON report; {} without any)."""
     found = overview(ctx)
     return found.to_json() if found else {}

@@ -10,6 +10,7 @@ with a line and a reason.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from .discovery import discover
 from .facts.extract import FactsExtractor
 from .facts.model import FileFacts, MappingFact
 from .file_facts import facts_for_source
-from .index import Inventory, build_inventory
+from .index import Inventory, ModuleMap, build_inventory
 from .mappings import load_mapping_file
 from .profile import Profile
 from .records import Unparseable
@@ -95,7 +96,7 @@ def load_mappings(root: Path, profile: Profile, extra: list[Path]) -> tuple[list
 
 def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
          display_root: str | None = None, jobs: int | None = 1, cache_dir: Path | None = None,
-         progress=None) -> ScanResult:
+         progress: Callable[[str, int, int], None] | None = None) -> ScanResult:
     """Scan ROOT. JOBS: processes for extraction (1: this one; None: one per CPU for a large tree).
     CACHE_DIR: keep and reuse facts per file there (None: no cache). PROGRESS(stage, done, total)."""
     from .cache import FactsCache, tag
@@ -120,7 +121,8 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
 def scan_sources(sources: dict[str, bytes], profile: Profile, display_root: str,
                  mapping_facts: list[MappingFact] | None = None, tooling: dict[str, object] | None = None,
                  mapping_names: list[str] | None = None,
-                 problems: list[tuple[str, str]] | None = None, progress=None) -> ScanResult:
+                 problems: list[tuple[str, str]] | None = None,
+                 progress: Callable[[str, int, int], None] | None = None) -> ScanResult:
     """The scan of files held in memory (a git revision's blobs): relative path -> bytes, already selected;
     PROBLEMS lists files that could not be read, with the reason. PROGRESS(stage, done, total)."""
     extractor = FactsExtractor(profile)
@@ -137,7 +139,7 @@ def scan_sources(sources: dict[str, bytes], profile: Profile, display_root: str,
 
 
 def _inventory(profile: Profile, files: list[FileFacts], mapping_facts: list[MappingFact],
-               problems: list[tuple[str, str]], modules=None) -> Inventory:
+               problems: list[tuple[str, str]], modules: ModuleMap | None = None) -> Inventory:
     inventory = build_inventory(profile, files, mapping_facts, modules)
     for rel, reason in problems:
         inventory.unparseable.append(Unparseable(path=rel, line=1, col=0, message=reason))

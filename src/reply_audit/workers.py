@@ -17,6 +17,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .cache import FactsCache, key_of
 from .facts.extract import FactsExtractor
@@ -44,7 +45,7 @@ def default_jobs() -> int:
 _WORKER: tuple[Profile, FactsExtractor] | None = None
 
 
-def _init(name: str, data: dict, sources: tuple[str, ...]) -> None:
+def _init(name: str, data: dict[str, Any], sources: tuple[str, ...]) -> None:
     global _WORKER
     profile = Profile(name=name, data=data, sources=sources)
     _WORKER = (profile, FactsExtractor(profile))

@@ -20,15 +20,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .base import Edit
-from .ftypes import Refused, Target
+from .ftypes import Refused, Span, Target
 from .rewrite_context import RewriteContext
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
@@ -59,17 +60,18 @@ class _Columns:
             return byte_col
         return len(text.encode("utf-8")[:byte_col].decode("utf-8", errors="ignore"))
 
-    def key(self, target: Target) -> tuple:
+    def key(self, target: Target) -> tuple[str, tuple[Any, ...]]:   # (kind, a span or (name, line))
         if target.kind == "def":
             return target.kind, tuple(target.where)
-        line, col, end_line, end_col = target.where
+        line, col, end_line, end_col = cast(Span, target.where)   # every kind but def is found by its span
         return target.kind, (line, self.char_col(line, col), end_line, self.char_col(end_line, end_col))
 
 
 class _Applier(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, table: dict[tuple, list[tuple[Edit, Target]]], ctx: RewriteContext) -> None:
+    def __init__(self, table: dict[tuple[str, tuple[Any, ...]], list[tuple[Edit, Target]]],
+                 ctx: RewriteContext) -> None:
         super().__init__()
         self.table = table
         self.ctx = ctx
@@ -88,7 +90,7 @@ class _Applier(cst.CSTTransformer):
         i = bisect_left(self.lines, pos.start.line)
         return i < len(self.lines) and self.lines[i] <= pos.end.line
 
-    def _key(self, node: cst.CSTNode) -> tuple | None:
+    def _key(self, node: cst.CSTNode) -> tuple[str, tuple[Any, ...]] | None:
         kind = _KINDS.get(type(node))
         if kind is not None:
             # an expression statement is found by its value: `(rb.denied(...))` spans its parentheses, the call not
@@ -98,7 +100,9 @@ class _Applier(cst.CSTTransformer):
             return "def", (node.name.value, self.get_metadata(PositionProvider, node.name).start.line)
         return None
 
-    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode):
+    # Any: an edit may put a node of another type in place of the one it rewrites, which libcst allows at run
+    # time and its generic signature (a node of the same type) does not
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> Any:
         if self.ctx.pending_comment and isinstance(updated_node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             updated_node = _with_comment(updated_node, self.ctx.pending_comment)
             self.ctx.pending_comment = None
@@ -117,7 +121,8 @@ class _Applier(cst.CSTTransformer):
         return updated_node
 
 
-def _with_comment(node: cst.SimpleStatementLine | cst.SimpleStatementSuite, text: str):
+def _with_comment(node: cst.SimpleStatementLine | cst.SimpleStatementSuite, text: str) \
+        -> cst.SimpleStatementLine | cst.SimpleStatementSuite:
     old = node.trailing_whitespace
     if old.comment is not None:
         if text in old.comment.value:
@@ -131,7 +136,7 @@ def _with_comment(node: cst.SimpleStatementLine | cst.SimpleStatementSuite, text
 def _once(module: cst.Module, edits: list[Edit]) -> tuple[cst.Module, dict[int, str]]:
     """Apply EDITS; return the new module and the edits that failed (id -> reason)."""
     columns = _Columns(module.code)
-    table: dict[tuple, list[tuple[Edit, Target]]] = defaultdict(list)
+    table: dict[tuple[str, tuple[Any, ...]], list[tuple[Edit, Target]]] = defaultdict(list)
     for edit in edits:
         for target in edit.targets():
             table[columns.key(target)].append((edit, target))
@@ -264,7 +269,8 @@ def add_definitions(module: cst.Module, definitions: dict[str, str]) -> cst.Modu
     return module.with_changes(body=body)
 
 
-def _top_imports(body: list[cst.BaseStatement]):
+def _top_imports(body: list[cst.BaseStatement]) \
+        -> Iterator[tuple[int, cst.SimpleStatementLine, cst.Import | cst.ImportFrom]]:
     for i, stmt in enumerate(body):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:

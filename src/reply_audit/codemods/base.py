@@ -44,7 +44,7 @@ class Edit:
     findings: list[Finding] = field(default_factory=list)
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[object, ...]:
         """Two plans that produce the same key are the same edit (two findings on one node)."""
         return (self.codemod, self.path, tuple(self.spans), self.description)
 

@@ -39,12 +39,33 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Protocol, cast
 
 from ..meaning import spaced
+from ..profile import CodeParts, Profile
 from ..records import Handler, Return
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
 MESSAGE_KEY = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+
+
+class _PlanContext(Protocol):
+    """What the ranking reads of `context.PlanContext` (which imports this module: not imported here)."""
+
+    @property
+    def profile(self) -> Profile: ...
+
+    @property
+    def canonical(self) -> set[str]: ...
+
+    @property
+    def code_map(self) -> dict[str, str]: ...
+
+    @property
+    def code_texts(self) -> dict[str, str]: ...
+
+    @property
+    def code_index(self) -> CodeIndex: ...
 
 
 def words(text: str, shortest: int = 3) -> list[str]:
@@ -102,7 +123,8 @@ class CodeIndex:
     unknown_idf: float = 1.0
     stop_words: frozenset[str] = frozenset()
     registry: dict[str, list[str]] = field(default_factory=dict)   # code -> words of its registry entry alone
-    _vocabulary: dict[tuple, dict[str, set[str]]] = field(default_factory=dict, repr=False)
+    _vocabulary: dict[tuple[tuple[tuple[str, str], ...], frozenset[str], bool], dict[str, set[str]]] = field(
+        default_factory=dict, repr=False)
 
     def words(self, text: str) -> list[str]:
         return [w for w in words(text) if w not in self.stop_words]
@@ -147,7 +169,7 @@ class CodeIndex:
         return (sum(self.weight(w) for w in shared) / total if total else 0.0), shared
 
 
-def legacy_type(ret: Return | None, ctx, letters: tuple[str, ...] = ("I", "E", "D")) \
+def legacy_type(ret: Return | None, ctx: _PlanContext, letters: tuple[str, ...] = ("I", "E", "D")) \
         -> tuple[str, str, str] | None:
     """(type, code, why) when the dict's own legacy code names a registered code of one of LETTERS: through a
     mapping table or file (a human's decision), or by spelling the message key of registered codes that all have
@@ -180,7 +202,7 @@ def legacy_type(ret: Return | None, ctx, letters: tuple[str, ...] = ("I", "E", "
                              f"{', '.join(codes)}, type {letter}"
 
 
-def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[str] | None = None,
+def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, owners: list[str] | None = None,
          siblings: frozenset[str] = frozenset()) -> CodeChoice:
     """The registered code of type LETTER the evidence points to for one return of HANDLER (RET: the dict's
     facts, or None for a return whose text is unknown). SIBLINGS: the codes evidence chose for the handler's
@@ -234,7 +256,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[st
                 or (owners and parts.layer not in owners):
             continue
         score, why = 0.0, []
-        area = (parts.area or "").lower()
+        area: str | None = (parts.area or "").lower()
         vocabulary = own_words.get(parts.area or "", set())
         hit = (area in named and area) or next(iter(sorted(named & area_words.get(parts.area or "", set()))), "")
         # (the handler's own name only: a package name such as `lending/` is no statement about one handler)
@@ -280,7 +302,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[st
     # the only code of its type in an area the name points to is evidence too; so is, where the area has several,
     # its generic one (the lowest number of the one layer there that is not the fallback code's)
     named_codes = [code for score, code, why in scored if any(w.startswith("the name says") for w in why)]
-    by_area = Counter(profile.parse_code(code).area for code in named_codes)
+    by_area = Counter(cast(CodeParts, profile.parse_code(code)).area for code in named_codes)
     # a return that says nothing of itself (no message, no legacy code: a result seen only at run time, a bare
     # flag) leaves the area as the only evidence, as the types whose dicts say little do
     # and so does one of quiet_area_types whose message names no area and spells no key ("timeout" in `exec_run`)
@@ -299,12 +321,12 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[st
     # layer: another layer's code gets no such bonus (EN-GATE-S-001, "precondition passed", is no contract's reply)
     layer_words = {layer: {w.lower() for w in ws} for layer, ws in profile.migrate_value("codes.layer_words").items()}
     named_layers = {layer for layer, ws in layer_words.items() if own_name & ws}
-    if not named_layers & {profile.parse_code(code).layer for score, code, why in scored}:
+    if not named_layers & {cast(CodeParts, profile.parse_code(code)).layer for score, code, why in scored}:
         named_layers = set()   # that layer emits no code of this type (spec 000: only EN denies): it decides nothing
     ranked = []
     for score, code, why in scored:
-        area = profile.parse_code(code).area
-        if named_layers and profile.parse_code(code).layer not in named_layers:
+        area = cast(CodeParts, profile.parse_code(code)).area
+        if named_layers and cast(CodeParts, profile.parse_code(code)).layer not in named_layers:
             if code in named_codes and (by_area.get(area) == 1 or code == generic):
                 why = [*why, f"not decided by area alone: the name names layer {', '.join(sorted(named_layers))}"]
         elif by_area.get(area) == 1 and code in named_codes and (not extended or plain(code)):
@@ -348,8 +370,8 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx, owners: list[st
 
 
 def _domain_named(letter: str, named: set[str], own_name: set[str], said_areas: dict[str, str],
-                  area_words: dict[str, set[str]], own_words: dict[str, set[str]], profile, ctx,
-                  fallback: str | None) -> str:
+                  area_words: dict[str, set[str]], own_words: dict[str, set[str]], profile: Profile,
+                  ctx: _PlanContext, fallback: str | None) -> str:
     """Which area with registered codes of type LETTER, other than the fallback code's, the names or the message
     point to ('' when none), whether or not the ranking may write its codes (`git` names GIT, whose codes the
     spec's AREA list lacks; "no active contract to close" names CLOSE), and by any word only that area's registry
@@ -373,7 +395,7 @@ def _with_singulars(found: list[str]) -> set[str]:
     return set(found) | {w[:-1] for w in found if len(w) > 3 and w.endswith("s") and not w.endswith("ss")}
 
 
-def _fallback(letter: str, ctx) -> str | None:
+def _fallback(letter: str, ctx: _PlanContext) -> str | None:
     """The profile's code for a reply of type LETTER that concerns no domain ([migrate.dict-returns] success-code,
     invalid_code, error_code), when it is registered and compliant."""
     profile = ctx.profile
@@ -389,25 +411,26 @@ _FUNCTION_WORDS = frozenset({"a", "an", "the", "of", "to", "for", "and", "or", "
                              "is", "are", "was", "be", "been"})
 
 
-def _is_generic(code: str, text: str, profile, area_words: dict[str, set[str]], generic_words: frozenset[str]) \
-        -> bool:
+def _is_generic(code: str, text: str, profile: Profile, area_words: dict[str, set[str]],
+                generic_words: frozenset[str]) -> bool:
     """Does CODE's registry TEXT (message key and description) say nothing but its AREA and generic words
     ([migrate.codes] generic-words: ok, complete, error, failed …)? `DB_OP_OK` "Database operation complete" does;
     `BOOK_ADDED` "Book added", `DB_IN_USE` "Database in use" and `RESTORE_FAILED` (in area RES) do not. Every word
     counts but a few function words (`of`, `the`): `in` and `use` say something here."""
-    area = (profile.parse_code(code).area or "").lower()
+    area = (cast(CodeParts, profile.parse_code(code)).area or "").lower()
     own = area_words.get(area.upper(), set()) | {area}
     said = [w for w in re.findall(r"[a-z0-9]+", spaced(text).lower()) if w not in _FUNCTION_WORDS]
     return bool(said) and all(w in generic_words or _with_singulars([w]) & own for w in said)
 
 
-def _generic_code(codes: list[str], fallback: str | None, profile) -> str | None:
+def _generic_code(codes: list[str], fallback: str | None, profile: Profile) -> str | None:
     """Of CODES (one area, one type, each with a generic registry text), the generic one: the lowest number of
     the single layer that is not the fallback code's; None when no fallback is known, or when two other layers
     have codes there."""
     if not fallback or not codes:
         return None
-    other = [c for c in codes if profile.parse_code(c).layer != profile.parse_code(fallback).layer]
-    if len({profile.parse_code(c).layer for c in other}) != 1:
+    other = [c for c in codes if cast(CodeParts, profile.parse_code(c)).layer
+             != cast(CodeParts, profile.parse_code(fallback)).layer]
+    if len({cast(CodeParts, profile.parse_code(c)).layer for c in other}) != 1:
         return None
-    return min(other, key=lambda c: (profile.parse_code(c).number or 0, c))
+    return min(other, key=lambda c: (cast(CodeParts, profile.parse_code(c)).number or 0, c))

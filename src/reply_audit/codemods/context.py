@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..facts.model import BuilderFact, FileFacts, HandlerFact, WrapperFact
 from ..records import Builder, Call, CodeLiteral, Handler, LegacyCode
@@ -19,6 +19,9 @@ from ..scan import ScanResult
 from .decisions import DecisionsFile
 from .ftypes import Skip
 from .imports import ImportFinder
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .code_choice import CodeIndex
 
 
 class PlanContext:
@@ -205,7 +208,7 @@ class PlanContext:
         return [row for fact in self.result.mapping_facts for row in fact.sites]
 
     @cached_property
-    def code_index(self):
+    def code_index(self) -> CodeIndex:
         """The registry's codes as documents for ranking (code_choice): their registry text, plus the messages
         and places of the compliant builder calls that already use them."""
         from .code_choice import CodeIndex

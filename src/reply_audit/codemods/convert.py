@@ -31,7 +31,7 @@ from __future__ import annotations
 import ast
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..directives import DEFAULT_CODE, marker_comment
 from ..facts.registries import last_name
@@ -45,9 +45,15 @@ from .base import Edit, Refused, Skip, Target
 from .code_choice import CodeChoice, legacy_type, rank
 from .decisions import RUNTIME, Choice, Decision, fingerprint, mapping_choice
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
     import libcst.matchers as cst_matchers
+
+    from ..facts.model import BuilderFact
+    from ..profile import CodeParts, Profile
+    from .context import PlanContext
+    from .ftypes import Span
+    from .rewrite_context import RewriteContext
 else:
     cst = lazy_module("libcst")
     cst_matchers = lazy_module("libcst.matchers")
@@ -82,17 +88,17 @@ class HandlerReplies(Edit):
     builder_name: str = "rb"
     data_keyword: str = "data"
     setup: list[str] = field(default_factory=list)
-    returns: dict[tuple, ReturnPlan] = field(default_factory=dict)   # return span -> plan
+    returns: dict[Span, ReturnPlan] = field(default_factory=dict)   # return span -> plan
     decorator: str = ""                       # the safety decorator to add below the registration ("" = none)
     after: tuple[str, ...] = ()               # decorators that register a handler
     annotation: str | None = None             # the new return annotation (None: unchanged)
     helper: str = ""                          # the run-time classifier's name (runtime plans)
     unwrap_legacy: bool = False               # remove the legacy auto-wrap decorator (every return converted)
-    api: Any = None                           # the project's own reply API (reply_api.ReplyAPI), or None
+    api: reply_api.ReplyAPI | None = None     # the project's own reply API, or None
     letters: dict[str, str] = field(default_factory=dict)   # method -> TYPE letter, for the API's templates
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> tuple[str, str, str, int]:
         return ("handler-replies", self.path, self.function, self.line)
 
     def absorb(self, other: Edit) -> None:
@@ -104,8 +110,10 @@ class HandlerReplies(Edit):
             found.append(Target("def", (self.function, self.line)))
         return found
 
-    def rewrite(self, target, original, updated, ctx):
+    def rewrite(self, target: Target, original: cst.CSTNode, updated: cst.CSTNode,
+                ctx: RewriteContext) -> cst.CSTNode:
         if target.kind == "def":
+            updated = cast(cst.FunctionDef, updated)   # a "def" target is the handler's FunctionDef
             node = _insert_setup(updated, self.setup) if self.setup else updated
             if self.decorator:
                 node = add_decorator(node, self.decorator, self.after)
@@ -115,7 +123,8 @@ class HandlerReplies(Edit):
                 node = node.with_changes(returns=node.returns.with_changes(
                     annotation=cst.parse_expression(self.annotation)))
             return node
-        plan = self.returns[target.where]
+        updated = cast(cst.Return, updated)   # every other target is one of its returns (apply._KINDS)
+        plan = self.returns[cast("Span", target.where)]
         if plan.runtime is not None:
             call = self._runtime_call(updated.value, plan.runtime, ctx, plan.refused)
         else:
@@ -125,13 +134,14 @@ class HandlerReplies(Edit):
         return updated.with_changes(value=call)
 
     @staticmethod
-    def _payload(value, items: list, opening, plan: ReturnPlan, message) -> cst.BaseExpression:
+    def _payload(value: cst.Dict | cst.Call, items: list[Any], opening: cst.BaseParenthesizableWhitespace,
+                 plan: ReturnPlan, message: cst.BaseExpression | None) -> cst.BaseExpression:
         """VALUE without the dropped keys (and the message's), renamed keys renamed, comments kept."""
         kept, carried = _drop(items, plan.drop + ((plan.message_key,) if message is not None and plan.message_key
                                                   else ()))
         kept = [_renamed(item, plan.rename) for item in kept]
         if isinstance(value, cst.Dict):
-            payload = value.with_changes(elements=kept, lpar=[], rpar=[])
+            payload: cst.Dict | cst.Call = value.with_changes(elements=kept, lpar=[], rpar=[])
             if carried is not None and not _has_comment(opening):
                 payload = payload.with_changes(lbrace=value.lbrace.with_changes(whitespace_after=carried))
             elif not kept and not _has_comment(value.rbrace.whitespace_before):
@@ -145,7 +155,7 @@ class HandlerReplies(Edit):
     def _method(self, name: str) -> cst.Attribute:
         return cst.Attribute(value=cst.Name(self.builder_name), attr=cst.Name(name))
 
-    def _runtime_call(self, value, runtime: tuple[str, str, str, str], ctx,
+    def _runtime_call(self, value: cst.BaseExpression | None, runtime: tuple[str, str, str, str], ctx: RewriteContext,
                       refused: tuple[str, str] | None = None) -> cst.Call:
         if value is None:
             raise Refused("a bare return has no value to classify")
@@ -166,7 +176,7 @@ class HandlerReplies(Edit):
                                                    whitespace_after=cst.SimpleWhitespace("")))]
         return cst.Call(func=cst.Name(self.helper), args=args)
 
-    def _static_call(self, value, plan: ReturnPlan, ctx) -> cst.Call:
+    def _static_call(self, value: cst.BaseExpression | None, plan: ReturnPlan, ctx: RewriteContext) -> cst.Call:
         message = None
         items: list[Any]
         if isinstance(value, cst.Dict):
@@ -185,7 +195,8 @@ class HandlerReplies(Edit):
         if self.api is not None:   # the project's own API: its template, placeholders filled
             call = self.api.call(self.letters[plan.method], ctx.string(plan.code), payload,
                                  _as_text(message) if message is not None else None)
-            return call.with_changes(lpar=value.lpar, rpar=value.rpar)
+            # a template is a call (reply_api._load checks it) and filling it replaces only its arguments
+            return cast(cst.Call, call).with_changes(lpar=value.lpar, rpar=value.rpar)
         tight = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
         args = [cst.Arg(value=ctx.string(plan.code), comma=comma),
@@ -208,14 +219,15 @@ def _as_text(node: cst.BaseExpression) -> cst.BaseExpression:
     return cst.Call(func=cst.Name("str"), args=[cst.Arg(value=node)])
 
 
-def _comments(node) -> int:
+def _comments(node: cst.CSTNode | list[cst.CSTNode]) -> int:
     """How many comments a node (or a list of nodes) holds."""
     if isinstance(node, list):
         return sum(_comments(n) for n in node)
     return len(cst_matchers.findall(node, cst_matchers.Comment()))
 
 
-def _renamed(item, rename: tuple[tuple[str, str], ...]):
+def _renamed(item: cst.BaseDictElement | cst.Arg, rename: tuple[tuple[str, str], ...]) \
+        -> cst.BaseDictElement | cst.Arg:
     new = dict(rename).get(_key_of(item) or "")
     if new is None:
         return item
@@ -274,7 +286,7 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
         and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
 
 
-def _key_of(item) -> str | None:
+def _key_of(item: cst.BaseDictElement | cst.Arg) -> str | None:
     if isinstance(item, cst.DictElement) and isinstance(item.key, cst.SimpleString):
         key = item.key.evaluated_value
         return key if isinstance(key, str) else None   # a bytes key is no key of ours
@@ -283,16 +295,16 @@ def _key_of(item) -> str | None:
     return None
 
 
-def _has_comment(ws) -> bool:
+def _has_comment(ws: cst.BaseParenthesizableWhitespace) -> bool:
     return isinstance(ws, cst.ParenthesizedWhitespace) and ws.first_line.comment is not None
 
 
-def _drop(items: list, keys: tuple[str, ...]) -> tuple[list, object | None]:
+def _drop(items: list[Any], keys: tuple[str, ...]) -> tuple[list[Any], object | None]:
     """ITEMS (dict elements or call arguments) without those keyed by KEYS, commas kept tidy.
 
     A comment after a dropped item moves to the separator before it (or, for the first item, comes back as
     the second value: the whitespace to put after the opening bracket), so no comment is lost."""
-    out: list = []
+    out: list[Any] = []
     carried = None
     for i, item in enumerate(items):
         if _key_of(item) not in keys:
@@ -321,9 +333,9 @@ class HandlerPlan:
     left: dict[int, str] = field(default_factory=dict)   # return line -> why it stays as it is
 
 
-def plan_handler(handler: Handler, ctx) -> HandlerPlan:
+def plan_handler(handler: Handler, ctx: PlanContext) -> HandlerPlan:
     """The one conversion of HANDLER for this scan (memoized on the context)."""
-    cache = ctx.__dict__.setdefault("_handler_plans", {})
+    cache: dict[tuple[str, str, int], HandlerPlan] = ctx.__dict__.setdefault("_handler_plans", {})
     key = (handler.path, handler.name, handler.line)
     if key not in cache:
         found = _plan(handler, ctx)
@@ -331,7 +343,7 @@ def plan_handler(handler: Handler, ctx) -> HandlerPlan:
     return cache[key]
 
 
-def _plan(handler: Handler, ctx) -> HandlerPlan | Skip:
+def _plan(handler: Handler, ctx: PlanContext) -> HandlerPlan | Skip:
     profile = ctx.profile
     name = str(profile.migrate_value("builder_name"))
     if handler.inline_body:
@@ -339,6 +351,8 @@ def _plan(handler: Handler, ctx) -> HandlerPlan | Skip:
     api = reply_api.load(ctx)
     if isinstance(api, Skip):
         return api
+    builder: str | None
+    fact: BuilderFact | None
     if api is not None:   # the project's own reply API: no builder to construct
         builder, fact = api.label, api.builder_fact(profile.method_for_type)
     else:
@@ -355,7 +369,7 @@ def _plan(handler: Handler, ctx) -> HandlerPlan | Skip:
     typed = ctx.handler_fact(handler)
     annotation = typed.annotation if typed is not None else None
     helper = str(profile.migrate_value("dict_returns.helper"))
-    plans: dict[tuple, ReturnPlan] = {}
+    plans: dict[Span, ReturnPlan] = {}
     left: dict[int, str] = {}
     needs_helper = False
     seen: dict[str, int] = {}
@@ -447,7 +461,7 @@ RUNTIME_WITH_API = ("its value is known only at run time, and the project's repl
                     "run-time classifier: convert it by hand")
 
 
-def _api_problem(plan: ReturnPlan, api, profile) -> Skip | None:
+def _api_problem(plan: ReturnPlan, api: reply_api.ReplyAPI, profile: Profile) -> Skip | None:
     """Why a return cannot become a call of the project's own reply API, or None (a return known only at run time
     never gets here: _runtime_plan refuses it under the API)."""
     letter = profile.builder_methods.get(plan.method, "")
@@ -458,7 +472,8 @@ def _api_problem(plan: ReturnPlan, api, profile) -> Skip | None:
     return None
 
 
-def _api_imports(api, plans: dict[tuple, ReturnPlan], handler: Handler, profile, ctx) \
+def _api_imports(api: reply_api.ReplyAPI, plans: dict[Span, ReturnPlan], handler: Handler, profile: Profile,
+                 ctx: PlanContext) \
         -> tuple[list[str], list[str]] | Skip:
     """No setup; the imports that make the templates' callees visible in the handler's file."""
     if api.imports:
@@ -473,27 +488,27 @@ def _api_imports(api, plans: dict[tuple, ReturnPlan], handler: Handler, profile,
     return [], imports
 
 
-def _unwrapped_by_choice(handler: Handler, ctx) -> bool:
+def _unwrapped_by_choice(handler: Handler, ctx: PlanContext) -> bool:
     """A `# reply-audit: ignore[RA308]` on the handler says it stays outside the wrapper: none is added."""
     rules = ctx.files[handler.path].suppressions.get(str(handler.first_line or handler.line))
     return rules is not None and (not rules or "RA308" in rules)
 
 
-def typed_wrapper_words(ctx, handler: Handler) -> str:
+def typed_wrapper_words(ctx: PlanContext, handler: Handler) -> str:
     wrapper = ctx.wrapper
     return (f"{wrapper.name} takes only functions that return {wrapper.requires}; {handler.name} would still "
             "return raw dicts, a type error: convert all its returns first (phase 3), or widen the wrapper's "
             "annotation")
 
 
-def wrapper_words(ctx) -> str:
+def wrapper_words(ctx: PlanContext) -> str:
     behaviour = ctx.wrapper.behaviour
     if behaviour == "reject":
         return f"turns a result that is not a reply into an Error ({ctx.wrapper.detail})"
     return f"may not accept a raw dict ({ctx.wrapper.detail}; set [migrate] wrapper if it does)"
 
 
-def _return_plan(ret: Return, handler: Handler, annotation: str | None, fact, ctx, fp: str,
+def _return_plan(ret: Return, handler: Handler, annotation: str | None, fact: BuilderFact, ctx: PlanContext, fp: str,
                  siblings: frozenset[str] = frozenset()) -> ReturnPlan | Skip:
     """What one return of a handler becomes, or why it stays (SIBLINGS: the codes evidence chose for the
     handler's other returns)."""
@@ -524,7 +539,7 @@ def _return_plan(ret: Return, handler: Handler, annotation: str | None, fact, ct
     return _runtime_plan(ret, handler, fact, ctx, fp, choice, signals)
 
 
-def _choice(ret: Return, handler: Handler, fp: str, ctx) -> Choice | None:
+def _choice(ret: Return, handler: Handler, fp: str, ctx: PlanContext) -> Choice | None:
     """A human's choice for this site: the decisions file's row, else a mapping file's site table."""
     decisions = ctx.decisions
     found = decisions.take(fp) if decisions is not None else None
@@ -535,7 +550,7 @@ def _choice(ret: Return, handler: Handler, fp: str, ctx) -> Choice | None:
     return found
 
 
-def _static_plan(ret: Return, handler: Handler, verdict: Verdict, fact, ctx, fp: str,
+def _static_plan(ret: Return, handler: Handler, verdict: Verdict, fact: BuilderFact, ctx: PlanContext, fp: str,
                  choice: Choice | None, siblings: frozenset[str] = frozenset()) -> ReturnPlan | Skip:
     profile = ctx.profile
     if verdict.outcome == "refused":
@@ -547,7 +562,7 @@ def _static_plan(ret: Return, handler: Handler, verdict: Verdict, fact, ctx, fp:
     if choice is not None and choice.type in ("S", "I", "D", "E"):
         letter = choice.type
     elif choice is not None and choice.code and profile.parse_code(choice.code) is not None:
-        letter = profile.parse_code(choice.code).type or letter
+        letter = cast("CodeParts", profile.parse_code(choice.code)).type or letter
     method = profile.method_for_type(letter)
     if method is None or method not in fact.methods:
         if fact.kind == "api":
@@ -606,7 +621,7 @@ def _static_plan(ret: Return, handler: Handler, verdict: Verdict, fact, ctx, fp:
                       evidenced=not marker and not found.by_default)
 
 
-def _named_by_legacy_code(ret: Return, verdict: Verdict, fact, ctx) -> Verdict:
+def _named_by_legacy_code(ret: Return, verdict: Verdict, fact: BuilderFact, ctx: PlanContext) -> Verdict:
     """VERDICT, or the failure type the dict's own legacy code names: a mapping table or file always wins (a
     human wrote it); a registered message key spelled inside the legacy code wins over a verdict that is not
     of high confidence."""
@@ -624,7 +639,7 @@ def _named_by_legacy_code(ret: Return, verdict: Verdict, fact, ctx) -> Verdict:
                    (*verdict.signals, f"{why}: not {verdict.letter}"), "high" if mapped else "medium")
 
 
-def _denied_possible(fact, ctx) -> str | None:
+def _denied_possible(fact: BuilderFact, ctx: PlanContext) -> str | None:
     """Why a refusal cannot be written as Denied here, or None."""
     profile = ctx.profile
     method = profile.method_for_type("D")
@@ -638,7 +653,7 @@ def _denied_possible(fact, ctx) -> str | None:
     return None
 
 
-def _pick_code(letter: str, method: str, ret: Return | None, handler: Handler, ctx,
+def _pick_code(letter: str, method: str, ret: Return | None, handler: Handler, ctx: PlanContext,
                choice: Choice | None, siblings: frozenset[str] = frozenset()) -> tuple[str, CodeChoice, bool] | Skip:
     """(the code to write, the evidence for it (code None: the placeholder, marked), whether it is the dict's own
     code key) for a reply of type LETTER; a Skip when the chosen code cannot be written."""
@@ -690,16 +705,16 @@ def _pick_code(letter: str, method: str, ret: Return | None, handler: Handler, c
     if not profile.obeys_layer_rules(code):
         return Skip(f"{code} ({origin}) breaks the layer rules: its layer may not emit {letter}")
     assert found is not None   # rank() always answers
-    return code, found, bool(own) and code in (own, ctx.code_map.get(own))
+    return code, found, bool(own) and code in (own, ctx.code_map.get(cast(str, own)))   # own is set: bool(own)
 
 
-def _of_type(parts, letter: str, profile) -> bool:
+def _of_type(parts: CodeParts, letter: str, profile: Profile) -> bool:
     """Can a code with these PARTS build a reply of type LETTER? Its own type must say so, unless the code pattern
     names no type at all (`NOT_FOUND`: a code says nothing of its reply's type)."""
     return parts.type == letter or (parts.type is None and "type" not in profile.code_re.groupindex)
 
 
-def _runtime_plan(ret: Return, handler: Handler, fact, ctx, fp: str, choice: Choice | None,
+def _runtime_plan(ret: Return, handler: Handler, fact: BuilderFact, ctx: PlanContext, fp: str, choice: Choice | None,
                   signals: tuple[str, ...]) -> ReturnPlan | Skip:
     if isinstance(reply_api.load(ctx), reply_api.ReplyAPI):
         return Skip(RUNTIME_WITH_API)
@@ -731,7 +746,7 @@ def _runtime_plan(ret: Return, handler: Handler, fact, ctx, fp: str, choice: Cho
     refused = None
     if fail_letter != "D" and _speaks_policy(handler, ctx) and _denied_possible(fact, ctx) is None \
             and _helper_takes_refused(handler, ctx):
-        method = profile.method_for_type("D")
+        method = cast(str, profile.method_for_type("D"))   # there is one: _denied_possible() said so
         sub = Choice(origin=choice.origin, code=choice.refused_code, unmarked=choice.unmarked,
                      reviewed=choice.reviewed) if choice and choice.refused_code else None
         refused_code = _pick_code("D", method, ret, handler, ctx, sub) if not _call_problem(fact, method, ctx) \
@@ -749,10 +764,12 @@ def _runtime_plan(ret: Return, handler: Handler, fact, ctx, fp: str, choice: Cho
         code_evidence=tuple(e for p in picks for e in p.evidence),
         alternatives=tuple(c for p in picks for c in p.candidates), marked=marker,
         origin="proposed" if choice is None else choice.origin, reviewed=choice is not None and choice.reviewed)
-    return ReturnPlan(marker=marker, runtime=(ok, codes[0], fail, codes[1]), refused=refused, decision=decision)
+    # ok and fail are set: the loop above returns a Skip when either method is missing
+    return ReturnPlan(marker=marker, runtime=(cast(str, ok), codes[0], cast(str, fail), codes[1]), refused=refused,
+                      decision=decision)
 
 
-def _speaks_policy(handler: Handler, ctx) -> bool:
+def _speaks_policy(handler: Handler, ctx: PlanContext) -> bool:
     """Does HANDLER deal in policy decisions (a literal dict of it carries a denied flag or a decision key)? Then a
     result seen only at run time may be a refusal, and the run-time classifier is given the Denied method."""
     keys = set(ctx.profile.migrate_value("dict_returns.denied_flags") or []) \
@@ -760,14 +777,14 @@ def _speaks_policy(handler: Handler, ctx) -> bool:
     return any(keys & set(r.key_values) for r in handler.returns)
 
 
-def _helper_takes_refused(handler: Handler, ctx) -> bool:
+def _helper_takes_refused(handler: Handler, ctx: PlanContext) -> bool:
     """The run-time classifier of this module takes `refused=` (a new one does; one an earlier run wrote may not)."""
     helper = str(ctx.profile.migrate_value("dict_returns.helper"))
     params = ctx.files[handler.path].function_params.get(helper)
     return params is None or "refused" in params
 
 
-def _call_problem(fact, method: str, ctx) -> str | None:
+def _call_problem(fact: BuilderFact, method: str, ctx: PlanContext) -> str | None:
     """Why `rb.METHOD(code, data=...)` would not fit the method's signature, or None."""
     sig = fact.signatures.get(method)
     if sig is None:
@@ -783,14 +800,14 @@ def _call_problem(fact, method: str, ctx) -> str | None:
     return None
 
 
-def _takes_message(fact, plans: dict[tuple, ReturnPlan]) -> bool:
+def _takes_message(fact: BuilderFact, plans: dict[Span, ReturnPlan]) -> bool:
     methods = {m for p in plans.values() if p.runtime for m in (p.runtime[0], p.runtime[2])} | \
         {p.refused[0] for p in plans.values() if p.refused}
     return bool(methods) and all(fact.signatures.get(m) is not None and fact.signatures[m].accepts("message")
                                  for m in methods)
 
 
-def _reply_type(fact, plans: dict[tuple, ReturnPlan]) -> str | None:
+def _reply_type(fact: BuilderFact, plans: dict[Span, ReturnPlan]) -> str | None:
     """The type the builder methods used return, as their annotations name it (one name, or None)."""
     methods = {p.method for p in plans.values() if p.method} | \
         {m for p in plans.values() if p.runtime for m in (p.runtime[0], p.runtime[2])} | \
@@ -802,7 +819,7 @@ def _reply_type(fact, plans: dict[tuple, ReturnPlan]) -> str | None:
     return name if name.isidentifier() else None
 
 
-def _import_of(name: str, path: str, key: str, ctx) -> list[str] | Skip:
+def _import_of(name: str, path: str, key: str, ctx: PlanContext) -> list[str] | Skip:
     """The import statements that make NAME visible in PATH ([migrate] KEY, else learnt from the tree)."""
     configured = list(ctx.profile.migrate_value(key) or [])
     if configured:
@@ -815,7 +832,7 @@ def _import_of(name: str, path: str, key: str, ctx) -> list[str] | Skip:
     return [found]
 
 
-def safety_decoration(handler: Handler, ctx) -> tuple[str, list[str]] | Skip:
+def safety_decoration(handler: Handler, ctx: PlanContext) -> tuple[str, list[str]] | Skip:
     """(the decorator as the file can name it, the imports that takes) for the safety decorator."""
     safety = ctx.safety_decorator
     root, _, rest = safety.partition(".")
@@ -833,7 +850,7 @@ def safety_decoration(handler: Handler, ctx) -> tuple[str, list[str]] | Skip:
     return safety, [found]
 
 
-def _helper_clash(helper: str, handler: Handler, ctx) -> str | None:
+def _helper_clash(helper: str, handler: Handler, ctx: PlanContext) -> str | None:
     facts = ctx.files[handler.path]
     if helper in facts.bound_names and helper not in facts.functions:
         return f"{helper!r} already names something else in {handler.path}: set [migrate.dict-returns] helper"
@@ -846,7 +863,7 @@ LEGACY_WRAP = "_legacy_reply"
 _TOOL = "\x00tool\x00"
 
 
-def legacy_wrap(handler: Handler, ctx) -> tuple[dict[str, str], list[str]] | Skip:
+def legacy_wrap(handler: Handler, ctx: PlanContext) -> tuple[dict[str, str], list[str]] | Skip:
     """([migrate] legacy-wrap, plan 001's phase-1 auto-wrap under a wrapper that rejects raw results) the
     module-level functions and imports that let HANDLER be wrapped before its returns are converted: a
     decorator below the wrapper that turns a raw dict into a reply, classified by its own keys."""
@@ -874,7 +891,7 @@ def legacy_wrap(handler: Handler, ctx) -> tuple[dict[str, str], list[str]] | Ski
         free, _ = names_of(dynamic)
     except SyntaxError as exc:
         return Skip(f"[migrate] builder-setup is not valid Python: {exc}")
-    problem = constructor_problem(dynamic, builder, fact)
+    problem = constructor_problem(dynamic, cast(str, builder), fact)   # fact is found: builder is set
     if problem:
         return Skip(problem)
     plans = {}
@@ -924,7 +941,7 @@ def legacy_wrap(handler: Handler, ctx) -> tuple[dict[str, str], list[str]] | Ski
     return definitions, imports
 
 
-def helper_source(name: str, reply: str, profile, message: bool) -> str:
+def helper_source(name: str, reply: str, profile: Profile, message: bool) -> str:
     """The run-time classifier written once into a module: the same keys the static decision reads."""
     flags = list(profile.migrate_value("dict_returns.success_flags"))
     errors = list(profile.migrate_value("dict_returns.error_keys"))
@@ -987,7 +1004,7 @@ def helper_source(name: str, reply: str, profile, message: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _py(value) -> str:
+def _py(value: str | list[str]) -> str:
     """A str or list of str as Python source with double quotes (JSON's spelling is Python's here)."""
     return json.dumps(value, ensure_ascii=False)
 
@@ -1007,7 +1024,8 @@ def _py_wrapped(values: list[str], indent: int, width: int = 100) -> str:
     return "[\n" + "\n".join(" " * indent + text for text in lines) + "]"
 
 
-def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str], list[str]] | Skip:
+def _setup(handler: Handler, plans: dict[Span, ReturnPlan], builder: str, name: str, fact: BuilderFact,
+           ctx: PlanContext) -> tuple[list[str], list[str]] | Skip:
     """The statements to insert (none when the handler builds one already) and the imports they need."""
     first = min(span[0] for span in plans)
     bound = handler.top_calls.get(name)
@@ -1045,7 +1063,7 @@ def _setup(handler, plans, builder: str, name: str, fact, ctx) -> tuple[list[str
     return setup, imports
 
 
-def constructor_problem(setup: list[str], builder: str, fact) -> str | None:
+def constructor_problem(setup: list[str], builder: str, fact: BuilderFact) -> str | None:
     """Why a construction of BUILDER in the SETUP statements would raise (a required parameter missing, an
     unknown keyword, too many arguments), or None."""
     sig = fact.init

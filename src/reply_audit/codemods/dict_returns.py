@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from ..records import HandlerReturn
-from .base import Codemod, Example, Skip
+from .base import Codemod, Edit, Example, Skip
 from .convert import plan_handler
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules.base import Finding
+    from .context import PlanContext
 
 _REPLY = '''
 from dataclasses import dataclass
@@ -219,8 +225,9 @@ def notes_flush(force: bool = False) -> dict:
         note="a handler that would stay half raw under a rejecting wrapper is left whole, with the reason",
     )]
 
-    def plan(self, finding, ctx):
-        handler, ret = finding.subject.handler, finding.subject.ret
+    def plan(self, finding: Finding, ctx: PlanContext) -> Edit | Skip | None:
+        subject = cast(HandlerReturn, finding.subject)   # the planner hands it only findings about a HandlerReturn
+        handler, ret = subject.handler, subject.ret
         found = plan_handler(handler, ctx)
         if found.edit is None and ret.line in found.left:   # nothing converted: each return says why
             return Skip(found.left[ret.line])

@@ -8,13 +8,15 @@ refuses, and the rewriter drops it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..lazy import lazy_module
 from .base import Edit, Refused, Span, Target
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
+
+    from .rewrite_context import RewriteContext
 else:
     cst = lazy_module("libcst")
 
@@ -38,8 +40,9 @@ class ReplaceCode(Edit):
     def targets(self) -> list[Target]:
         return [Target("string", self.spans[0])]
 
-    def rewrite(self, target, original, updated, ctx):
-        return replace_string(updated, self.old, self.new)
+    def rewrite(self, target: Target, original: cst.CSTNode, updated: cst.CSTNode,
+                ctx: RewriteContext) -> cst.CSTNode:
+        return replace_string(cast(cst.SimpleString, updated), self.old, self.new)
 
 
 @dataclass
@@ -61,7 +64,9 @@ class RewriteCall(Edit):
     def targets(self) -> list[Target]:
         return [Target("call", self.spans[0])]
 
-    def rewrite(self, target, original, updated, ctx):
+    def rewrite(self, target: Target, original: cst.CSTNode, updated: cst.CSTNode,
+                ctx: RewriteContext) -> cst.CSTNode:
+        updated = cast(cst.Call, updated)   # a "call" target is a Call (apply._KINDS)
         func = updated.func
         if not isinstance(func, cst.Attribute) or func.attr.value != self.method:
             raise Refused(f"expected a call of .{self.method}() there")
@@ -71,7 +76,7 @@ class RewriteCall(Edit):
             updated = updated.with_changes(args=self._args(list(updated.args), ctx))
         return updated
 
-    def _args(self, args: list[cst.Arg], ctx) -> list[cst.Arg]:
+    def _args(self, args: list[cst.Arg], ctx: RewriteContext) -> list[cst.Arg]:
         index = next((i for i, a in enumerate(args) if a.keyword and a.keyword.value == self.code_keyword), None)
         if index is None:
             positional = [i for i, a in enumerate(args) if a.keyword is None and not a.star]
@@ -87,7 +92,7 @@ class RewriteCall(Edit):
         elif self.code_expression:
             new_value = cst.parse_expression(self.code_expression)
         else:
-            new_value = ctx.string(self.new_code)
+            new_value = ctx.string(cast(str, self.new_code))   # _args runs only for a new code
         args[index] = args[index].with_changes(value=new_value)
         return args
 

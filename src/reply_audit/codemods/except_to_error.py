@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from ..records import Call
 from ..rules._snippets import tree
-from .base import Codemod, Example, Skip
+from .base import Codemod, Edit, Example, Skip
 from .edits import RewriteCall, span_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules.base import Finding
+    from .context import PlanContext
 
 
 class ExceptToError(Codemod):
@@ -50,8 +56,8 @@ def notes_write(rb: ReplyBuilder, store, path, text):
         note="the narrow KeyError may answer Invalid and is left alone",
     )]
 
-    def plan(self, finding, ctx):
-        call = finding.subject
+    def plan(self, finding: Finding, ctx: PlanContext) -> Edit | Skip | None:
+        call = cast(Call, finding.subject)   # the planner hands it only findings about a Call
         profile = ctx.profile
         method = profile.method_for_type("E")
         code = str(profile.migrate_value("except_to_error.code") or "")

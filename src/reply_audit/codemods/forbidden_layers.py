@@ -94,7 +94,7 @@ def notes_hide(rb: ReplyBuilder, path):
                            description=f"{lit.code} -> {target}", old=lit.code, new=target)
 
     @staticmethod
-    def target(code: str, ctx) -> str | Skip | None:
+    def target(code: str, ctx: PlanContext) -> str | Skip | None:
         """The owning layer's code for CODE; a Skip when there is none or several; None when CODE is legal."""
         profile = ctx.profile
         parts = profile.parse_code(code)

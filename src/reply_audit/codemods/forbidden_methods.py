@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from ..records import Call
 from ..rules._snippets import BUILDER
-from .base import Codemod, Example, Skip
+from .base import Codemod, Edit, Example, Skip
 from .edits import RewriteCall, span_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules.base import Finding
+    from .context import PlanContext
 
 _CODES = '''
 class Codes:
@@ -56,8 +62,8 @@ def notes_list(rb: ReplyBuilder, notes):
         note="WA-READ-S-003 is not registered, so WA-READ-I-003 is kept (RA302 then reports it)",
     )]
 
-    def plan(self, finding, ctx):
-        call = finding.subject
+    def plan(self, finding: Finding, ctx: PlanContext) -> Edit | Skip | None:
+        call = cast(Call, finding.subject)   # the planner hands it only findings about a Call
         new_method = ctx.profile.forbidden_methods.get(call.method)
         if new_method is None:
             return None

@@ -24,7 +24,7 @@ class Target:
     """A node an edit rewrites: `kind` is call | string | expr | return | def; `where` a span or (name, line)."""
 
     kind: str
-    where: tuple
+    where: Span | tuple[str, int]
 
 
 @dataclass(frozen=True)

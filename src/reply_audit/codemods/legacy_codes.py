@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from ..records import CodeLiteral
-from .base import Codemod, Example, Skip
+from .base import Codemod, Edit, Example, Skip
 from .edits import ReplaceCode, span_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules.base import Finding
+    from .context import PlanContext
 
 _REGISTRIES = {
     "legacy.py": 'OLD = {"NOTES-OP-S-001": "Notes read.", "NOTES-OP-E-001": "Backend failed.", '
@@ -57,8 +63,8 @@ def notes_read(rb: ReplyBuilder, path):
         skipped=("GIT-CMD-E-001 is retired (retired explicitly): choose a canonical code by hand",),
     )]
 
-    def plan(self, finding, ctx):
-        lit = finding.subject
+    def plan(self, finding: Finding, ctx: PlanContext) -> Edit | Skip | None:
+        lit = cast(CodeLiteral, finding.subject)   # the planner hands it only findings about a CodeLiteral
         entry = ctx.legacy.get(lit.code)
         if entry is None:
             return None

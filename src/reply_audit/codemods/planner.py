@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..engine import Evaluation, evaluate
-from ..rules.base import Finding
+from ..engine import evaluate
+from ..rules.base import Evaluation, Finding
 from ..scan import ScanResult
-from .base import Codemod, Edit, Skip
+from .base import Codemod, Edit, Skip, Span
 from .context import PlanContext
 from .decisions import DecisionsFile
 
@@ -43,7 +43,7 @@ def plan(result: ScanResult, findings: list[Finding], codemods: list[Codemod] | 
     for codemod in codemods:
         for rule in codemod.fixes:
             by_rule.setdefault(rule, []).append(codemod)
-    edits: dict[tuple, Edit] = {}
+    edits: dict[tuple[object, ...], Edit] = {}
     out = Plan()
     for finding in findings:
         skip: Skipped | None = None
@@ -101,7 +101,7 @@ def evaluate_fixable(result: ScanResult, select: list[str] | None = None, ignore
     return evaluation
 
 
-def _overlap(a: tuple, b: tuple) -> bool:
+def _overlap(a: Span, b: Span) -> bool:
     return ((a[0], a[1]) < (b[2], b[3]) and (b[0], b[1]) < (a[2], a[3])) or a[:2] == b[:2]
 
 
@@ -109,7 +109,7 @@ def choose(edits: list[Edit], order: dict[str, int]) -> tuple[list[Edit], list[E
     """(edits to apply now, edits that overlap an earlier one and wait for the next pass)."""
     now: list[Edit] = []
     later: list[Edit] = []
-    taken: dict[str, list[tuple]] = {}
+    taken: dict[str, list[Span]] = {}
     for edit in sorted(edits, key=lambda e: (order.get(e.codemod, 99), e.path, e.first_line)):
         spans = taken.setdefault(edit.path, [])
         if any(_overlap(s, t) for s in edit.spans for t in spans):

@@ -23,15 +23,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..facts.model import BuilderFact, Signature
 from ..facts.signatures import signature
 from ..lazy import lazy_module
 from .base import Refused, Skip
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
+
+    from .context import PlanContext
 else:
     cst = lazy_module("libcst")
 
@@ -63,7 +65,7 @@ class ReplyAPI:
     def label(self) -> str:
         return "[migrate.reply-api]"
 
-    def builder_fact(self, method_for_type) -> BuilderFact:
+    def builder_fact(self, method_for_type: Callable[[str], str | None]) -> BuilderFact:
         """The API as the builder the conversion plans against: one method per templated type, whose signature
         says whether it takes a message."""
         methods: dict[str, int] = {}
@@ -136,16 +138,16 @@ def _placeholder(node: cst.CSTNode) -> str | None:
     return None
 
 
-def load(ctx) -> ReplyAPI | Skip | None:
+def load(ctx: PlanContext) -> ReplyAPI | Skip | None:
     """The profile's reply API checked against the tree (memoized), None when it has no templates, or why it
     cannot be used."""
-    cache = ctx.__dict__
+    cache: dict[str, ReplyAPI | Skip | None] = ctx.__dict__
     if "_reply_api" not in cache:
         cache["_reply_api"] = _load(ctx)
     return cache["_reply_api"]
 
 
-def _load(ctx) -> ReplyAPI | Skip | None:
+def _load(ctx: PlanContext) -> ReplyAPI | Skip | None:
     section = ctx.profile.migrate_value("reply_api") or {}
     texts = {letter: str(section.get(letter, "") or "") for letter in LETTERS}
     if not any(texts.values()):
@@ -245,7 +247,7 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
-def definition(callee: str, ctx) -> tuple[Signature, str | None] | Skip:
+def definition(callee: str, ctx: PlanContext) -> tuple[Signature, str | None] | Skip:
     """(signature, the type a call builds) of CALLEE (a class or function; `Cls.method` for a classmethod),
     defined once in the scanned tree."""
     head, _, attr = callee.partition(".")
@@ -326,7 +328,7 @@ def _class_signature(node: ast.ClassDef) -> Signature | None:
     return Signature(params=params, required=required, keyword_only=keywords)
 
 
-def _field_call(value: ast.expr | None, keyword: str):
+def _field_call(value: ast.expr | None, keyword: str) -> Any:   # a constant's value, of any type
     """The literal value of KEYWORD in a `field(...)` call, or None."""
     if isinstance(value, ast.Call) and _decorator_name(value) == "field":
         found = next((k.value for k in value.keywords if k.arg == keyword), None)

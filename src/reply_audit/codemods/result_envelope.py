@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from ..directives import DEFAULT_CODE, DEFAULT_REFLECTION, marker_comment
 from ..lazy import lazy_module
@@ -12,8 +12,13 @@ from ..records import HandlerReturn, Return
 from ..results import ResultJudge
 from .base import Codemod, Edit, Example, Refused, Skip, Target
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
+
+    from ..profile import Profile
+    from ..rules.base import Finding
+    from .context import PlanContext
+    from .rewrite_context import RewriteContext
 else:
     cst = lazy_module("libcst")
 
@@ -29,7 +34,7 @@ def _is_text(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in ("str", "repr")
 
 
-def _key(element) -> str | None:
+def _key(element: cst.BaseDictElement) -> str | None:
     if isinstance(element, cst.DictElement) and isinstance(element.key, (cst.SimpleString, cst.ConcatenatedString)):
         value = element.key.evaluated_value
         return value if isinstance(value, str) else None
@@ -48,14 +53,14 @@ def _all_comments(node: cst.CSTNode) -> list[cst.Comment]:
     return found
 
 
-def _comment(ws) -> str | None:
+def _comment(ws: cst.BaseParenthesizableWhitespace) -> str | None:
     """The text of the end-of-line comment in a whitespace node, without its `#`."""
     if isinstance(ws, cst.ParenthesizedWhitespace) and ws.first_line.comment is not None:
         return ws.first_line.comment.value.lstrip("#").strip()
     return None
 
 
-def _without(value: cst.Dict, kept: list, moved: list[str]) -> cst.Dict:
+def _without(value: cst.Dict, kept: list[cst.BaseDictElement], moved: list[str]) -> cst.Dict:
     """VALUE with only the KEPT elements, the new last one ending as the old last one did (its comma or
     none); a comment after the new last one stays on its line, before the closing brace. A comment that
     ended the line of a dropped last element is added to MOVED."""
@@ -97,8 +102,9 @@ class WrapResult(Edit):
     def targets(self) -> list[Target]:
         return [Target("return", self.spans[0])]
 
-    def rewrite(self, target, original, updated, ctx):
-        value = updated.value
+    def rewrite(self, target: Target, original: cst.CSTNode, updated: cst.CSTNode,
+                ctx: RewriteContext) -> cst.CSTNode:
+        value = cast(cst.Return, updated).value   # a "return" target is a Return (apply._KINDS)
         if not isinstance(value, cst.Dict):
             raise Refused("expected a dict literal in the return")
         if any(not isinstance(e, cst.DictElement) for e in value.elements):
@@ -242,7 +248,7 @@ registry.register_action("ping", ping)
         note="a configured helper instead of the literal envelope",
     )]
 
-    def plan(self, finding, ctx):
+    def plan(self, finding: Finding, ctx: PlanContext) -> Edit | Skip | None:
         subject = finding.subject
         if not isinstance(subject, HandlerReturn):
             return None
@@ -285,11 +291,11 @@ registry.register_action("ping", ping)
                               profile.migrate_value("dict_returns.message_keys") or ()))
 
 
-def _has_error(shape: dict, error_key: str) -> bool:
+def _has_error(shape: dict[str, list[Any]], error_key: str) -> bool:
     return error_key in shape and shape[error_key][0] != "none"
 
 
-def _failed(ret: Return, shape: dict, profile) -> str:
+def _failed(ret: Return, shape: dict[str, list[Any]], profile: Profile) -> str:
     """Why a returned dict is a failure (its status value, a success flag that is False, an except), or ""."""
     failures = {str(v).lower() for v in profile.migrate_value("result.failure_values") or []}
     for key in profile.migrate_value("result.status_keys") or []:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
+from ..lazy import lazy_module
 from ..records import Handler
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from .base import Codemod, Edit, Example, Skip, Target
@@ -17,6 +19,15 @@ from .convert import (
     typed_wrapper_words,
     wrapper_words,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst as cst
+
+    from ..rules.base import Finding
+    from .context import PlanContext
+    from .rewrite_context import RewriteContext
+else:
+    cst = lazy_module("libcst")
 
 _SAFETY = '''
 def mcp_safe_tool(func):
@@ -37,8 +48,9 @@ class AddDecorator(Edit):
     def targets(self) -> list[Target]:
         return [Target("def", (self.function, self.line))]
 
-    def rewrite(self, target, original, updated, ctx):
-        node = add_decorator(updated, self.name, self.after)
+    def rewrite(self, target: Target, original: cst.CSTNode, updated: cst.CSTNode,
+                ctx: RewriteContext) -> cst.CSTNode:
+        node = add_decorator(cast(cst.FunctionDef, updated), self.name, self.after)
         return add_decorator(node, self.below, (self.name,)) if self.below else node
 
 
@@ -94,8 +106,8 @@ def notes_list() -> dict:
         note="the import is derived from safety.py, a module of the same package",
     )]
 
-    def plan(self, finding, ctx):
-        handler = finding.subject
+    def plan(self, finding: Finding, ctx: PlanContext) -> Edit | Skip | None:
+        handler = cast(Handler, finding.subject)   # the planner hands it only findings about a Handler
         safety = ctx.safety_decorator
         if not safety or has_decorator(handler.decorators, safety):
             return None
@@ -129,7 +141,7 @@ def notes_list() -> dict:
         decorator, imports = decoration
         return self._edit(handler, decorator, imports, ctx)
 
-    def _edit(self, handler, decorator: str, imports: list[str], ctx) -> AddDecorator:
+    def _edit(self, handler: Handler, decorator: str, imports: list[str], ctx: PlanContext) -> AddDecorator:
         registration = tuple(d for d in ctx.profile.handler_decorators if d != ctx.safety_decorator)
         return AddDecorator(codemod=self.name, path=handler.path,
                             spans=[(handler.line, -1, handler.line, -1)],

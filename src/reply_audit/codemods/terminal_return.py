@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from ..lazy import lazy_module
 from ..records import Call
@@ -11,8 +11,12 @@ from ..rules._snippets import tree
 from .base import Codemod, Edit, Example, Refused, Skip, Target
 from .edits import span_of
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
+
+    from ..rules.base import Finding
+    from .context import PlanContext
+    from .rewrite_context import RewriteContext
 else:
     cst = lazy_module("libcst")
 
@@ -24,7 +28,9 @@ class ReturnCall(Edit):
     def targets(self) -> list[Target]:
         return [Target("expr", self.spans[0])]
 
-    def rewrite(self, target, original, updated, ctx):
+    def rewrite(self, target: Target, original: cst.CSTNode, updated: cst.CSTNode,
+                ctx: RewriteContext) -> cst.CSTNode:
+        updated = cast(cst.Expr, updated)   # an "expr" target is an Expr (apply._KINDS)
         if not isinstance(updated.value, cst.Call):
             raise Refused("expected a call statement there")
         return cst.Return(value=updated.value, semicolon=updated.semicolon)
@@ -70,8 +76,8 @@ def notes_write(rb: ReplyBuilder, store, path, text):
         skipped=("statements follow it in its block: returning here would skip them; decide by hand",),
     )]
 
-    def plan(self, finding, ctx):
-        call = finding.subject
+    def plan(self, finding: Finding, ctx: PlanContext) -> Edit | Skip | None:
+        call = cast(Call, finding.subject)   # the planner hands it only findings about a Call
         if not call.bare:
             return Skip(f"the {call.method}() reply is stored or passed on, not dropped: return it by hand")
         if call.followed:

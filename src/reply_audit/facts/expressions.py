@@ -132,9 +132,9 @@ def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return names
 
 
-def _top_calls(body: list[ast.stmt]) -> dict[str, list]:
+def _top_calls(body: list[ast.stmt]) -> dict[str, list[Any]]:
     """`name = Callee(...)` statements of a function's top block: name -> [callee, line] (the first one)."""
-    out: dict[str, list] = {}
+    out: dict[str, list[Any]] = {}
     for stmt in body:
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
                 and isinstance(stmt.value, ast.Call):
@@ -152,7 +152,7 @@ def _literal_kind(node: ast.expr) -> str:
     if kind == "bool":
         return "true" if value else "false"
     if kind in ("none", "str"):
-        return kind
+        return str(kind)
     if kind == "fstring" or (kind == "call" and value == "str") or _is_text(node):
         return "text"
     return "other"
@@ -310,7 +310,7 @@ def _key_values(value: ast.expr | None) -> dict[str, str]:
     return {k: _literal_kind(v) for k, v in found[0] if k is not None} if found else {}
 
 
-def _describe(node: ast.expr) -> list:
+def _describe(node: ast.expr) -> list[Any]:
     """[kind, literal value] of one value in a returned dict: str | bool | number | none | fstring | dict |
     list | call | name | other (the value is kept for literals, the callee or name for calls and names)."""
     if isinstance(node, ast.Constant):
@@ -386,7 +386,7 @@ def _bound_calls(stmt: ast.stmt, walrus: bool = True) -> list[tuple[str, ast.Cal
     return out
 
 
-def _own_nodes(stmt: ast.stmt):
+def _own_nodes(stmt: ast.stmt) -> Iterator[ast.AST]:
     """The expression nodes of STMT itself, not of the statements nested in its blocks."""
     stack: list[ast.AST] = [stmt]
     while stack:

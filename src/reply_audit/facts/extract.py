@@ -17,6 +17,7 @@ import fnmatch
 import re
 from bisect import bisect_left
 from collections.abc import Sequence
+from typing import Any
 
 from ..names import Names
 from ..profile import Profile
@@ -145,7 +146,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self.constants: list[tuple[str, ast.Assign | ast.AnnAssign, str]] = []
         self.instantiated: set[tuple[str, int]] = set()
         self._bare: tuple[int, bool] = (0, False)
-        self._assigned: tuple[int, str, _Function | None] = (0, "", None)   # the last `name = call(...)` in a function
+        self._assigned: tuple[int, str, _Function] | None = None   # the last `name = call(...)` in a function
         self._reads_of: dict[int, frozenset[str]] = {}
         self.code_positions = self._code_positions(tree) if self.want_codes else set()
         # `raise ToolError(...)`: an exception, never a reply, whatever a glob of reply functions matches
@@ -166,7 +167,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
         return facts
 
-    def _read_names(self, fn) -> frozenset[str]:
+    def _read_names(self, fn: _Function) -> frozenset[str]:
         """The names a function's body reads anywhere (nested functions included: a closure may read them)."""
         key = id(fn.body)
         if key not in self._reads_of:
@@ -585,7 +586,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if fn.handler is None:
             return
         literal = False
-        shape: dict[str, list] = {}
+        shape: dict[str, list[Any]] = {}
         callee = None
         if self.result_shapes:
             if isinstance(value, ast.Name):
@@ -775,7 +776,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             bare=self._bare[0] == id(node),
             followed=self._bare[0] == id(node) and self._bare[1],
             in_generator=self._bare[0] == id(node) and fn is not None and fn.is_generator,
-            unused=self._assigned[0] == id(node) and self._assigned[1] not in self._read_names(self._assigned[2]),
+            unused=(assigned := self._assigned) is not None and assigned[0] == id(node)
+            and assigned[1] not in self._read_names(assigned[2]),
         ))
 
     # -------------------------------------------------------------- envelope

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from functools import cache
-from typing import Any, get_args, get_origin, get_type_hints
+from typing import Any, cast, get_args, get_origin, get_type_hints
 
 
 @dataclass(slots=True)
@@ -54,7 +54,8 @@ class MappingFact:
     line: int
     entries: list[MappingEntry] = field(default_factory=list)
     tools: dict[str, dict[str, str]] = field(default_factory=dict)  # handler -> builder method -> code (files only)
-    sites: list[dict] = field(default_factory=list)  # [[tools.HANDLER.sites]]: per-site type and code (files only)
+    sites: list[dict[str, Any]] = field(default_factory=list)  # [[tools.HANDLER.sites]]: per-site type and code
+                                                               # (files only)
 
 
 @dataclass(slots=True)
@@ -158,7 +159,7 @@ class ReturnFact:
     value_span: list[int] | None = None  # [line, col, end_line, end_col] of the returned expression
     key_values: dict[str, str] = field(default_factory=dict)  # literal key -> true|false|none|str|other
     code: str | None = None    # the literal value of the dict's code key ([builder] code_keyword), if any
-    shape: dict[str, list] = field(default_factory=dict)  # profiles with [result]: dotted key -> [kind, value]
+    shape: dict[str, list[Any]] = field(default_factory=dict)  # profiles with [result]: dotted key -> [kind, value]
     callee: str | None = None  # the function a returned call calls (`return make_result(...)`)
     texts: dict[str, str] = field(default_factory=dict)  # literal key -> its value, for short string values
     except_types: list[str] = field(default_factory=list)  # the classes the enclosing except names
@@ -199,7 +200,8 @@ class HandlerFact:
     inline_body: bool = False  # the body starts on the line of the def's colon (`def f(): return {...}`)
     asynchronous: bool = False  # `async def`
     local_names: list[str] = field(default_factory=list)  # names the function binds (params, targets, imports)
-    top_calls: dict[str, list] = field(default_factory=dict)  # `name = Callee(...)` in the top block: [callee, line]
+    top_calls: dict[str, list[Any]] = field(default_factory=dict)  # `name = Callee(...)` in the top block:
+                                                                   # [callee, line]
     annotation: str | None = None  # the return annotation as written (`dict`, `Dict[str, Any]`, `Reply`)
     candidate: bool = False    # not decorated: a handler only if a registration names it (profiles with
                                # [handlers] register_calls or dispatch_tables)
@@ -297,7 +299,7 @@ class FileFacts:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FileFacts:
-        return _build(cls, data)
+        return cast(FileFacts, _build(cls, data))
 
 
 @cache

@@ -4,6 +4,7 @@ returned literal and its kind, a dict grown key by key before it is returned, he
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from .expressions import _describe, _dict_pairs, _literal_node
 from .registries import last_name, str_value
@@ -14,7 +15,7 @@ class ResultShapeReader:
     """A part of the one walk (`extract.FactsExtractor` derives from it)."""
 
     key_aliases: dict[str, str]
-    result_helpers: dict[str, dict]
+    result_helpers: dict[str, dict[str, Any]]
 
     def _grow_result(self, target: ast.expr, value: ast.expr, fn: _Function) -> None:
         """`result["reflection"] = {...}` on a dict the handler holds: one more key of what it may return."""
@@ -32,14 +33,14 @@ class ResultShapeReader:
         shape[key] = _describe(value)
         self._shape_into(value, key + ".", shape, 1)
 
-    def _shape(self, value: ast.expr) -> dict[str, list]:
+    def _shape(self, value: ast.expr) -> dict[str, list[Any]]:
         """The dotted keys of a dict literal (nested dicts and result helpers' arguments too), each with
         [kind, literal value]."""
-        out: dict[str, list] = {}
+        out: dict[str, list[Any]] = {}
         self._shape_into(value, "", out, 0)
         return out
 
-    def _shape_into(self, value: ast.expr, prefix: str, out: dict[str, list], depth: int) -> None:
+    def _shape_into(self, value: ast.expr, prefix: str, out: dict[str, list[Any]], depth: int) -> None:
         if depth > 3:
             return
         found = _dict_pairs(value)

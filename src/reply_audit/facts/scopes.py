@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from .expressions import FUNCTIONS
 from .model import HandlerFact
@@ -25,7 +25,7 @@ class _Function:
     extractor: BindingReader
     handler: HandlerFact | None = None
     value_kinds: dict[str, tuple[str, int | None, list[str]]] = field(default_factory=dict)
-    value_shapes: dict[str, dict[str, list]] = field(default_factory=dict)  # profiles with [result]
+    value_shapes: dict[str, dict[str, list[Any]]] = field(default_factory=dict)  # profiles with [result]
     factory_seen: bool = False  # True once known (or ruled out, for methods) as a factory
     _bindings: dict[str, tuple[str, str, int]] | None = None
     _generator: bool | None = None
@@ -74,7 +74,7 @@ class _Ctx:
     try_fixed_keys: bool = False  # …and whether it reads a fixed key of other data (`resp["price"]`)
     except_line: int | None = None  # the line of the enclosing except clause
 
-    def but(self, **changes) -> _Ctx:
+    def but(self, **changes: Any) -> _Ctx:
         values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
                                                          "prefix", "guards", "except_types", "try_reads",
                                                          "try_fixed_keys", "except_line")}

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterator
 
 from .model import Signature, WrapperFact
 from .registries import dotted_name, last_name, str_value
@@ -123,7 +123,7 @@ def _required_return(annotation: ast.expr | None) -> str | None:
     return None if name in ("Any", "typing.Any", "object") else name
 
 
-def _ifs(scope: ast.AST):
+def _ifs(scope: ast.AST) -> Iterator[tuple[ast.If, list[ast.stmt]]]:
     """Every `if` statement in SCOPE with the statements that follow it in its block."""
     for node in ast.walk(scope):
         for name in ("body", "orelse", "finalbody"):

@@ -6,8 +6,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from .unread import Unread, unread_files
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules.base import Evaluation, Finding
+    from ..scan import ScanResult
 
 COMMAND = {"critical": "error", "high": "error", "medium": "warning", "low": "notice"}
 
@@ -20,13 +25,13 @@ def _prop(text: str) -> str:
     return _escape(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_github(result, evaluation) -> str:
+def render_github(result: ScanResult, evaluation: Evaluation) -> str:
     from ..discovery import repo_prefix
 
     return github_annotations(evaluation.findings, repo_prefix(result.root), unread=unread_files(result.inventory))
 
 
-def github_annotations(findings, prefix: str = "", unread: Sequence[Unread] = ()) -> str:
+def github_annotations(findings: Sequence[Finding], prefix: str = "", unread: Sequence[Unread] = ()) -> str:
     """One workflow command per finding, then a warning per file not read or read in part; PREFIX puts paths
     relative to the repository root."""
     lines = []
@@ -43,7 +48,7 @@ CSV_FIELDS = ("rule", "name", "severity", "category", "path", "line", "column", 
               "confidence", "fixable", "fingerprint")
 
 
-def render_csv(result, evaluation) -> str:
+def render_csv(result: ScanResult, evaluation: Evaluation) -> str:
     from ..discovery import repo_prefix
 
     prefix = repo_prefix(result.root)   # paths from the repository's root

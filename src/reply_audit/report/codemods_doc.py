@@ -4,25 +4,30 @@ from __future__ import annotations
 
 import difflib
 import textwrap
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
 from ..codemods import PHASES
 
-
-def codemods_table(codemods) -> str:
-    return tabulate([[c.name, f"{c.phase} ({PHASES[c.phase]})", ", ".join(c.fixes)] for c in codemods],
-                    headers=["codemod", "phase", "fixes"], tablefmt="simple") + "\n"
+if TYPE_CHECKING:  # pragma: no cover
+    from ..codemods.base import Codemod, Example
 
 
-def _changes(example) -> list[tuple[str, str, str]]:
+def codemods_table(codemods: Sequence[Codemod]) -> str:
+    return str(tabulate([[c.name, f"{c.phase} ({PHASES[c.phase]})", ", ".join(c.fixes)] for c in codemods],
+                    headers=["codemod", "phase", "fixes"], tablefmt="simple")) + "\n"
+
+
+def _changes(example: Example) -> list[tuple[str, str, str]]:
     """(path, before, after) of each file an example changes."""
     before = example.before_tree()
     return [(path, textwrap.dedent(before.get(path, "")).strip() + "\n", textwrap.dedent(after).strip() + "\n")
             for path, after in example.after_tree().items()]
 
 
-def explain_codemod(codemod) -> str:
+def explain_codemod(codemod: Codemod) -> str:
     lines = [f"{codemod.name}", f"phase {codemod.phase} ({PHASES[codemod.phase]})   fixes: {', '.join(codemod.fixes)}",
              ""]
     lines += textwrap.wrap(codemod.doc, 100)
@@ -34,7 +39,7 @@ def explain_codemod(codemod) -> str:
     return "\n".join(lines) + "\n"
 
 
-def codemods_markdown(codemods) -> str:
+def codemods_markdown(codemods: Sequence[Codemod]) -> str:
     out = ["# Codemods", "",
            "Generated from the codemod classes by `reply-audit codemods --format md`; a test keeps this page "
            "current. `reply-audit migrate PATH` runs them (docs/migrate.md); each example below is run by the "

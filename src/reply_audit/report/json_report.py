@@ -43,7 +43,7 @@ def _sorted(items: list[Any], *keys: str) -> list[dict[str, Any]]:
     return sorted((_plain(i) for i in items), key=lambda d: _order_key(d, keys))
 
 
-def build_document(result: ScanResult, evaluation=None) -> dict[str, Any]:
+def build_document(result: ScanResult, evaluation: Evaluation | None = None) -> dict[str, Any]:
     """The report; with an `engine.Evaluation`, its findings too (else `findings` is empty)."""
     inv = result.inventory
     profile = result.profile
@@ -123,7 +123,7 @@ def _results(result: ScanResult) -> dict[str, Any]:
     return summary(RuleContext(result.inventory, result.profile, result.tooling))
 
 
-def _scorecard(result: ScanResult, evaluation) -> list[dict[str, Any]]:
+def _scorecard(result: ScanResult, evaluation: Evaluation) -> list[dict[str, Any]]:
     from ..compliance import requirements
     from ..rules.base import RuleContext
 
@@ -131,7 +131,7 @@ def _scorecard(result: ScanResult, evaluation) -> list[dict[str, Any]]:
     return [r.to_dict() for r in requirements(ctx, evaluation)]
 
 
-def render_json(result: ScanResult, evaluation=None) -> str:
+def render_json(result: ScanResult, evaluation: Evaluation | None = None) -> str:
     return json.dumps(one_based(build_document(result, evaluation)), indent=2, sort_keys=True,
                       ensure_ascii=False) + "\n"
 

@@ -11,14 +11,14 @@ the coverage matrix by pandas, imported only here.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
 from ..classify import CLASSES
 from ..compliance import execution_plan, requirements
 from ..results import overview
-from ..rules.base import RuleContext
+from ..rules.base import Evaluation, Finding, RuleContext
 from ..rules.ra303_terminal_not_returned import TerminalNotReturned
 from ..rules.ra304_broad_except_invalid import BroadExceptInvalid
 from ..rules.ra401_envelope_field_missing import envelope_diff
@@ -26,13 +26,16 @@ from .json_report import finding_counts, ordered
 from .results_md import result_sections
 from .summary import coverage, summarize
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..scan import ScanResult
+
 MAX_LOCATIONS = 5
 
 
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
     if not rows:
         return "_none_\n"
-    return tabulate(rows, headers=headers, tablefmt="github") + "\n"
+    return str(tabulate(rows, headers=headers, tablefmt="github")) + "\n"
 
 
 def _loc(path: str, line: int | None) -> str:
@@ -57,14 +60,14 @@ def _coverage_frame(cells: dict[str, dict[str, int]]) -> str:
     return _table(rows, ["Layer", *table.columns])
 
 
-def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
+def render_markdown(result: ScanResult, evaluation: Evaluation, show_suppressed: bool = False) -> str:
     inv = result.inventory
     s = summarize(inv)
     counted = finding_counts(evaluation)
     profile = result.profile
     ctx = RuleContext(inv, profile, result.tooling)
     results = overview(ctx)
-    by_rule: dict[str, list] = defaultdict(list)
+    by_rule: dict[str, list[Finding]] = defaultdict(list)
     for f in evaluation.findings:
         by_rule[f.rule].append(f)
     calls = ctx.non_test_calls()
@@ -224,7 +227,7 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
     # appendix --------------------------------------------------------------
     add("## Appendix: inventory\n")
     add("### Builder calls by file\n")
-    counts: dict[str, Counter] = defaultdict(Counter)
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
     for c in calls:
         counts[c.path][c.method] += 1
     methods = sorted({m for row in counts.values() for m in row})
@@ -250,7 +253,7 @@ def render_markdown(result, evaluation, show_suppressed: bool = False) -> str:
     return "\n".join(out)
 
 
-def _findings_list(findings, empty: str = "") -> str:
+def _findings_list(findings: list[Finding], empty: str = "") -> str:
     if not findings:
         return empty
     return "".join(f"- {_loc(f.path, f.line)} {f.rule}: {f.message}\n" for f in findings) + "\n"

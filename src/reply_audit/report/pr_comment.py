@@ -13,13 +13,17 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote
 
 from .. import __version__
-from ..delta import Delta, counts
+from ..delta import Delta, Side, counts
 from ..engine import failing
 from ..rules.base import SEVERITIES, Finding
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..compliance import Requirement
 
 MARKER = "<!-- reply-audit-scorecard -->"
 GITHUB_LIMIT = 65536
@@ -74,7 +78,7 @@ def _finding_line(f: Finding, link: str) -> str:
     return f"- {ICON[f.severity]} **{f.rule}** {f.name} — {link}: {_cell(f.message)}"
 
 
-def _list(findings: list[Finding], shown: int, line) -> list[str]:
+def _list(findings: list[Finding], shown: int, line: Callable[[Finding], str]) -> list[str]:
     out = [line(f) for f in findings[:shown]]
     if len(findings) > shown:
         out.append(f"- … and {len(findings) - shown} more not shown (the comment must fit GitHub's limit; "
@@ -154,12 +158,12 @@ def _render(delta: Delta, fail_on: str, links: _Links, shown: dict[str, int]) ->
     return "\n".join(out)
 
 
-def _name(base, head) -> str:
+def _name(base: Requirement | None, head: Requirement | None) -> str:
     """The name of a scorecard row that changed (it exists in one revision at least)."""
-    return (head or base).name
+    return cast("Requirement", head or base).name
 
 
-def _status(r) -> str:
+def _status(r: Requirement | None) -> str:
     return f"{r.status_icon} {r.counts}" if r is not None else "—"
 
 
@@ -169,7 +173,7 @@ def _status(r) -> str:
 def build_document(delta: Delta, fail_on: str = "high") -> dict[str, Any]:
     word, headline = verdict(delta, fail_on)
 
-    def side(s) -> dict[str, Any]:
+    def side(s: Side) -> dict[str, Any]:
         c = counts(s.findings)
         return {"ref": s.revision.ref, "sha": s.revision.sha, "findings": len(s.findings),
                 "by_severity": {sev: c.get(sev, 0) for sev in SEVERITIES},

@@ -17,7 +17,7 @@ MAX_ROWS = 200
 def _table(rows: list[list[Any]], headers: list[str]) -> str:
     if not rows:
         return "_none_\n"
-    return tabulate(rows, headers=headers, tablefmt="github") + "\n"
+    return str(tabulate(rows, headers=headers, tablefmt="github")) + "\n"
 
 
 def _loc(path: str, line: int) -> str:

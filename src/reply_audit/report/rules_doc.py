@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tabulate import tabulate
 
-
-def rules_table(rules) -> str:
-    return tabulate([[r.id, r.name, r.severity, r.category, r.spec] for r in rules],
-                    headers=["id", "name", "severity", "category", "spec"], tablefmt="simple") + "\n"
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules.base import Example, Rule
 
 
-def _examples(examples) -> str:
+def rules_table(rules: Sequence[Rule]) -> str:
+    return str(tabulate([[r.id, r.name, r.severity, r.category, r.spec] for r in rules],
+                    headers=["id", "name", "severity", "category", "spec"], tablefmt="simple")) + "\n"
+
+
+def _examples(examples: list[Example]) -> str:
     out = []
     for ex in examples:
         for path, source in ex.tree().items():
@@ -31,7 +36,7 @@ def _finding(pinned: tuple[str, int, int, str]) -> str:
     return f"{path}:{line}:{column}: {message}"
 
 
-def _fix_safety(rule) -> str:
+def _fix_safety(rule: Rule) -> str:
     """Which findings `migrate` fixes, and how safely: ruff's "fix safety", in our terms."""
     fixers = fixed_by(rule)
     if not fixers:
@@ -42,26 +47,26 @@ def _fix_safety(rule) -> str:
             "(docs/migrate.md).")
 
 
-def fixed_by(rule) -> list[str]:
+def fixed_by(rule: Rule) -> list[str]:
     """Names of the codemods that fix some findings of RULE."""
     from ..codemods import all_codemods
 
     return [c.name for c in all_codemods() if rule.id in c.fixes]
 
 
-def _row(rule) -> str:
+def _row(rule: Rule) -> str:
     from ..compliance import REQUIREMENTS
 
     return REQUIREMENTS[rule.requirement][0].replace("{target}", "the target")
 
 
-def _chunk(rule) -> str:
+def _chunk(rule: Rule) -> str:
     from ..compliance import CHUNKS
 
     return CHUNKS[rule.chunk][0]
 
 
-def explain(rule) -> str:
+def explain(rule: Rule) -> str:
     fixers = fixed_by(rule)
     lines = [f"{rule.id} {rule.name}", f"severity: {rule.severity}   category: {rule.category}   "
              f"enforces: {rule.spec}{'   (heuristic)' if rule.heuristic else ''}"
@@ -79,7 +84,7 @@ def explain(rule) -> str:
     return "\n".join(lines) + "\n"
 
 
-def rules_markdown(rules) -> str:
+def rules_markdown(rules: Sequence[Rule]) -> str:
     out = ["# Rules", "",
            "Generated from the rule classes by `reply-audit rules --format md`; a test keeps this page current.",
            "Each rule's page is laid out as ruff's are: what it does and why, an example with the findings it "

@@ -4,16 +4,21 @@ execution notifications of the run's invocation."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 from .. import __version__
 from ..rules import all_rules
 from .unread import unread_files
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..rules.base import Evaluation
+    from ..scan import ScanResult
+
 LEVEL = {"critical": "error", "high": "error", "medium": "warning", "low": "note"}
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
-def render_sarif(result, evaluation) -> str:
+def render_sarif(result: ScanResult, evaluation: Evaluation) -> str:
     from pathlib import Path
 
     from ..discovery import repo_prefix
@@ -30,7 +35,7 @@ def render_sarif(result, evaluation) -> str:
             "artifactLocation": {"uri": prefix + f.path, "uriBaseId": "SRCROOT"},
             "region": {"startLine": max(f.line, 1), "startColumn": f.col + 1},
         }}
-        item = {
+        item: dict[str, Any] = {
             "ruleId": f.rule, "ruleIndex": index[f.rule], "level": LEVEL[f.severity],
             "message": {"text": f.message}, "locations": [location],
             "partialFingerprints": {"replyAudit/v1": f.fingerprint},

@@ -14,7 +14,8 @@ from .. import __version__
 from ..classify import CLASSES
 from ..index import Inventory
 from ..results import action_names, overview
-from ..rules.base import RuleContext
+from ..rules.base import Evaluation, Finding, RuleContext
+from ..scan import ScanResult
 from .json_report import ordered
 from .summary import summarize
 
@@ -37,7 +38,7 @@ def shown_from(root: Path) -> str:
     return "" if rel == "." else rel + "/"
 
 
-def finding_line(f, colour: bool = False, prefix: str = "") -> str:
+def finding_line(f: Finding, colour: bool = False, prefix: str = "") -> str:
     """`path:line:col: RULE [severity] [*] message`, the column 1-based (as editors and ruff count); PREFIX
     (`shown_from`) puts the path where the working directory finds it."""
     where = _paint(f"{prefix}{f.path}:{f.line}:{f.col + 1}:", "1", colour)
@@ -46,8 +47,8 @@ def finding_line(f, colour: bool = False, prefix: str = "") -> str:
     return f"{where} {rule} [{f.severity}] {fix}{f.message}"
 
 
-def render_table(result, evaluation=None, show_suppressed: bool = False, mode: str = "findings",
-                 colour: bool = False) -> str:
+def render_table(result: ScanResult, evaluation: Evaluation | None = None, show_suppressed: bool = False,
+                 mode: str = "findings", colour: bool = False) -> str:
     findings = evaluation.findings if evaluation else []
     parts = _inventory(result) + [""] if mode == "verbose" else []
     prefix = shown_from(result.root)
@@ -66,7 +67,7 @@ def render_table(result, evaluation=None, show_suppressed: bool = False, mode: s
     return "\n".join(parts) + "\n" if parts else ""
 
 
-def _summary(inv: Inventory, findings, colour: bool) -> str:
+def _summary(inv: Inventory, findings: list[Finding], colour: bool) -> str:
     scanned = f"{inv.files_scanned} file{'s' if inv.files_scanned != 1 else ''}"
     if inv.unparseable:
         scanned += f", {len(inv.unparseable)} of them unparseable (not checked)"
@@ -81,16 +82,16 @@ def _summary(inv: Inventory, findings, colour: bool) -> str:
     return text
 
 
-def _statistics(findings) -> list[str]:
+def _statistics(findings: list[Finding]) -> list[str]:
     if not findings:
         return []
-    by_rule: dict[str, list] = {}
+    by_rule: dict[str, list[Finding]] = {}
     for f in findings:
         by_rule.setdefault(f.rule, []).append(f)
     rows = sorted(by_rule.items(), key=lambda item: (-len(item[1]), item[0]))
-    return tabulate([[len(group), rule, group[0].severity, sum(1 for f in group if f.fixable) or "", group[0].name]
-                     for rule, group in rows],
-                    headers=["count", "rule", "severity", "fixable", "name"], tablefmt="plain").splitlines()
+    return str(tabulate([[len(group), rule, group[0].severity, sum(1 for f in group if f.fixable) or "", group[0].name]
+                         for rule, group in rows],
+                        headers=["count", "rule", "severity", "fixable", "name"], tablefmt="plain")).splitlines()
 
 
 def _not_read(inv: Inventory, quiet: bool, prefix: str = "") -> list[str]:
@@ -110,7 +111,7 @@ def _not_read(inv: Inventory, quiet: bool, prefix: str = "") -> list[str]:
     return lines
 
 
-def _inventory(result) -> list[str]:
+def _inventory(result: ScanResult) -> list[str]:
     inv: Inventory = result.inventory
     s = summarize(inv)
     parts = [

@@ -7,6 +7,10 @@ at the line this Python rejects)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..index import Inventory
 
 
 @dataclass(frozen=True)
@@ -24,7 +28,7 @@ class Unread:
         return f"read only in part: {self.message}"
 
 
-def unread_files(inventory) -> list[Unread]:
+def unread_files(inventory: Inventory) -> list[Unread]:
     """Every unparseable file and every unit a partly read file lost, by path and line."""
     out = [Unread(u.path, max(u.line, 1), u.col, "unparseable", u.message) for u in inventory.unparseable]
     out += [Unread(f.path, max(s.line, 1), s.col, "partly-read", s.message)
