@@ -117,13 +117,16 @@ def test_profile_show_prints_effective_toml(tmp_path):
 
 def test_a_scan_imports_neither_pandas_nor_libcst(tmp_path):
     """A scan marks fixable findings from the facts: libcst (a second to import) is for rewriting, pandas for the
-    Markdown coverage table and history. The tree has a fixable finding, so the planner runs."""
+    Markdown coverage table and history. The example has fixable findings, so the planner runs."""
     import subprocess
     import sys
 
-    root = write_tree(tmp_path / "repo", TREE)
+    from support import REPO
+
+    root = REPO / "examples" / "legacy_mcp"
     code = ("import sys; from reply_audit.cli import app; "
-            f"code = app(['scan', {str(root)!r}, '--format', 'json', '--out', {str(tmp_path / 'o.json')!r}])\n"
+            f"code = app(['scan', {str(root)!r}, '--format', 'json', '--no-cache', '--fail-on', 'none', "
+            f"'--out', {str(tmp_path / 'o.json')!r}])\n"
             "print(code, 'pandas' in sys.modules, 'libcst' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["0", "False", "False"]
