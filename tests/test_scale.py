@@ -213,3 +213,19 @@ def test_merge_gives_one_row_per_repository_and_totals(tmp_path):
     (tmp_path / "other.json").write_text('{"schema": "something-else/1"}')
     bad = RUNNER.invoke(app, ["merge", str(tmp_path / "other.json")])
     assert bad.exit_code == 2 and "is not a reply-audit/1 report" in bad.stderr
+
+
+def test_the_default_jobs_start_a_pool_only_for_enough_source(tmp_path, monkeypatch):
+    """Below AUTO_POOL_MIN_BYTES of source to parse, starting workers costs more than they save: the default
+    parses in this process; above it, with more than one CPU, in a pool. Asked for, -j 2 always pools."""
+    import reply_audit.workers as workers
+
+    monkeypatch.setattr(workers, "default_jobs", lambda: 2)
+    profile = load_profile("canonical")
+    small = write_tree(tmp_path / "small", {f"m{i}.py": "def f():\n    return {}\n" for i in range(40)})
+    files = sorted(p.name for p in small.iterdir())
+    assert extract_all(small, files, profile)[1].jobs == 1
+    assert extract_all(small, files, profile, jobs=2)[1].jobs == 2
+    body = "def f():\n    return {}\n" + "x = 1\n" * (workers.AUTO_POOL_MIN_BYTES // 6 // 4)
+    big = write_tree(tmp_path / "big", {f"m{i}.py": body for i in range(5)})
+    assert extract_all(big, sorted(p.name for p in big.iterdir()), profile)[1].jobs == 2

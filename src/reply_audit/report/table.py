@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from tabulate import tabulate
-
 from .. import __version__
 from ..classify import CLASSES
 from ..index import Inventory
@@ -83,6 +81,8 @@ def _summary(inv: Inventory, findings: list[Finding], colour: bool) -> str:
 
 
 def _statistics(findings: list[Finding]) -> list[str]:
+    from tabulate import tabulate  # only these two modes draw tables
+
     if not findings:
         return []
     by_rule: dict[str, list[Finding]] = {}
@@ -112,6 +112,8 @@ def _not_read(inv: Inventory, quiet: bool, prefix: str = "") -> list[str]:
 
 
 def _inventory(result: ScanResult) -> list[str]:
+    from tabulate import tabulate  # only these two modes draw tables
+
     inv: Inventory = result.inventory
     s = summarize(inv)
     parts = [
