@@ -24,6 +24,7 @@ LAYERS: list[tuple[str, set[str]]] = [
                                           "init_scope", "facts.model", "facts.__init__"}),
     ("facts of one file", {"facts.registries", "facts.signatures", "facts.builders", "facts.expressions",
                            "facts.scopes", "facts.registrations_reader", "facts.result_shapes", "facts.envelopes",
+                           "facts.walking",
                            "facts.extract",
                            "file_facts"}),
     ("the scan: cache, pool, index", {"cache", "workers", "index", "scan"}),

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from ..profile import Profile
 from .model import BuilderFact
 from .signatures import signature
+from .walking import walk
 
 FACTORY_DECORATORS = frozenset({"classmethod", "staticmethod"})
 
@@ -40,14 +41,14 @@ def type_dropped(node: ast.ClassDef, letters: frozenset[str]) -> str | None:
     """`helper(param)` when a method of class NODE is called as `self.helper(..., "D")` with a reply-type letter
     and never reads the parameter that receives it (the reply's type is dropped on the way to validation)."""
     defs = {s.name: s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if not (isinstance(sub, ast.Call) and (name := _self_attr(sub.func)) in defs):
             continue
         fn = defs[name]
         params = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)][1:]   # after self
         passed = [(params[i] if i < len(params) else None, v) for i, v in enumerate(sub.args)]
         passed += [(kw.arg, kw.value) for kw in sub.keywords]
-        read = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        read = {n.id for n in walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         for param, value in passed:
             if param and isinstance(value, ast.Constant) and value.value in letters and param not in read:
                 return f"{name}({param})"
@@ -96,7 +97,7 @@ class BuilderReader:
         explicit_layer_test = False
         frozen_attrs: set[str] = set()
         guarded_attrs: set[str] = set()
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Name):
                 refs.add(sub.id)
             elif isinstance(sub, ast.Attribute):
@@ -110,11 +111,11 @@ class BuilderReader:
                 }
                 if consts & self.layer_names and consts & self.type_letters:
                     explicit_layer_test = True
-            elif isinstance(sub, ast.If) and any(isinstance(s, ast.Raise) for s in ast.walk(sub)):
-                guarded_attrs.update(a for t in ast.walk(sub.test) if (a := _self_attr(t)))
+            elif isinstance(sub, ast.If) and any(isinstance(s, ast.Raise) for s in walk(sub)):
+                guarded_attrs.update(a for t in walk(sub.test) if (a := _self_attr(t)))
         dropped = type_dropped(node, self.type_letters)
         for name in self.terminal_methods & set(methods):
-            for sub in ast.walk(methods[name]):
+            for sub in walk(methods[name]):
                 if isinstance(sub, ast.Assign) and not (
                     isinstance(sub.value, ast.Constant) and sub.value.value in (None, False)
                 ):

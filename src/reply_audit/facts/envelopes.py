@@ -8,6 +8,7 @@ import ast
 from .expressions import FUNCTIONS, _annotation_class, _iter_block
 from .model import EnvelopeFact, FileFacts
 from .registries import dotted_name, last_name, str_value
+from .walking import walk
 
 
 class EnvelopeReader:
@@ -63,7 +64,7 @@ class EnvelopeReader:
     @staticmethod
     def _nested(key: str, value: ast.expr, fields: dict[str, str], nested: dict[str, str]) -> None:
         """`self.meta.to_dict()` (possibly `... if self.meta else None`) fills KEY from the meta class."""
-        for sub in ast.walk(value):
+        for sub in walk(value):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
                 owner = sub.func.value
                 if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) \

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any, TypeGuard
 
 from .registries import dotted_name, last_name, str_value
+from .walking import children, walk
 
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
 _NOT_CLASSES = frozenset({"Optional", "Union", "None", "Any", "Callable", "Type", "ClassVar", "Final", "Annotated"})
@@ -95,7 +96,7 @@ def _module_names(body: list[ast.stmt]) -> tuple[set[str], dict[str, str]]:
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
-                names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+                names.update(n.id for n in walk(target) if isinstance(n, ast.Name))
         for block in ("finalbody", "orelse", "body"):
             stack.extend(reversed(getattr(stmt, block, []) or []))
         for handler in reversed(getattr(stmt, "handlers", []) or []):
@@ -128,7 +129,7 @@ def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
             names.add(sub.name)
         elif isinstance(sub, ast.MatchMapping) and sub.rest:
             names.add(sub.rest)
-        stack.extend(ast.iter_child_nodes(sub))
+        stack.extend(children(sub))
     return names
 
 
@@ -422,7 +423,7 @@ def _annotation_class(node: ast.AST | None) -> str | None:
             node = ast.parse(node.value, mode="eval").body
         except SyntaxError:
             return None
-    for sub in ast.walk(node):
+    for sub in walk(node):
         name = last_name(sub)
         if class_like(name) and name not in _NOT_CLASSES:
             return name
@@ -450,7 +451,7 @@ def _assigned_names(body: list[ast.stmt]) -> set[str]:
     """Names a function body assigns in its own scope (not in nested defs or classes)."""
     out: set[str] = set()
     for stmt in _iter_block(body):
-        for node in ast.walk(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else ():
+        for node in walk(stmt) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else ():
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 out.add(node.id)
     return out
@@ -503,7 +504,7 @@ def param_reads(node: ast.AST, strong: set[str], weak: frozenset[str] | set[str]
             for arg in (*node.args, *(k.value for k in node.keywords)):
                 walk(arg, False if converts else (inside if own_method else True))
             return
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             walk(child, inside)
 
     walk(node, False)
@@ -517,7 +518,7 @@ def _reads_fixed_keys(body: list[ast.stmt]) -> bool:
     """Does BODY look up a fixed key (`resp["price"]`, `os.environ["KEY"]`): data that may lack a key the system
     names itself?"""
     return any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)
-               for stmt in body for n in ast.walk(stmt))
+               for stmt in body for n in walk(stmt))
 
 
 def _passes_on(value: ast.AST, known: set[str]) -> bool:
@@ -558,7 +559,7 @@ def _derived_from(params: set[str], body: list[ast.stmt]) -> tuple[set[str], set
     names so found: (passed on as it is, `_passes_on`; maybe the system's own value instead, `_may_pass_on`)."""
     steps: list[tuple[list[str], ast.AST]] = []
     for stmt in body:   # each node once: a statement's walk covers the blocks nested in it
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Assign):
                 steps.append(([t.id for t in node.targets if isinstance(t, ast.Name)], node.value))
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:

@@ -74,6 +74,7 @@ from .registries import RegistryReader, dotted_name, last_name, str_value
 from .result_shapes import ResultShapeReader
 from .scopes import _Class, _Ctx, _Function
 from .signatures import read_wrapper, signature
+from .walking import children, walk
 
 
 class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
@@ -150,7 +151,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._reads_of: dict[int, frozenset[str]] = {}
         self.code_positions = self._code_positions(tree) if self.want_codes else set()
         # `raise ToolError(...)`: an exception, never a reply, whatever a glob of reply functions matches
-        self._raised = {id(n.exc) for n in ast.walk(tree)
+        self._raised = {id(n.exc) for n in walk(tree)
                         if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)} \
             if self.want_calls and self.function_names.globs else set()
         names, self.aliases = _module_names(tree.body)
@@ -180,7 +181,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         naming a code (`result.code == "NOT_FOUND"`), either side of `x or "CODE"` and `a if t else "CODE"` there."""
         found: list[ast.AST] = []
         names = self.code_names
-        for node in ast.walk(tree):
+        for node in walk(tree):
             if isinstance(node, ast.Call):
                 found += [kw.value for kw in node.keywords if kw.arg in names]
                 name = last_name(node.func)
@@ -393,7 +394,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             if stmt.msg is not None:
                 self._expr(stmt.msg, ctx)
         else:
-            for child in ast.iter_child_nodes(stmt):
+            for child in children(stmt):
                 if isinstance(child, ast.expr):
                     self._expr(child, ctx)
 
@@ -568,7 +569,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         returned: set[int] = set()
         if value is not None:
             # every call in the returned expression is returned: `return replace(rb.error(...), ...)` too
-            returned = {id(sub) for sub in ast.walk(value) if isinstance(sub, ast.Call)}
+            returned = {id(sub) for sub in walk(value) if isinstance(sub, ast.Call)}
             self._expr(value, ctx, returned)
             made = _constructed(value)
             made_of = _callee(made) if made is not None else None
@@ -646,7 +647,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         fn = ctx.function
         function = fn.qualname if fn else None
         in_fstring: set[int] = set()
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.JoinedStr):
                 in_fstring.update(id(v) for v in sub.values)
             elif isinstance(sub, ast.Constant):
@@ -679,7 +680,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         seen: set[int] = set()
 
         def messages(expr: ast.AST) -> list[ast.Attribute]:
-            return [a for a in ast.walk(expr) if isinstance(a, ast.Attribute) and a.attr in self.message_attrs]
+            return [a for a in walk(expr) if isinstance(a, ast.Attribute) and a.attr in self.message_attrs]
 
         def record(attr: ast.Attribute, at: ast.expr | ast.stmt, kind: str, text: str) -> None:
             seen.add(id(attr))
@@ -687,7 +688,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                                                       self._owner_binding(attr, ctx)))
 
         tests: list[ast.AST] = [node] if condition else []
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr in TEXT_TESTS \
                     and isinstance(sub.func.value, ast.Attribute) and sub.func.value.attr in self.message_attrs \
                     and id(sub.func.value) not in seen:
@@ -818,8 +819,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if not params or node is None:
             return False
         return any(isinstance(part, ast.FormattedValue) and any(isinstance(n, ast.Name) and n.id in params
-                                                                 for n in ast.walk(part.value))
-                   for sub in ast.walk(node) if isinstance(sub, ast.JoinedStr) for part in sub.values)
+                                                                 for n in walk(part.value))
+                   for sub in walk(node) if isinstance(sub, ast.JoinedStr) for part in sub.values)
 
     @classmethod
     def _names_params(cls, value: ast.expr | None, ctx: _Ctx) -> bool:
@@ -839,7 +840,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if not ctx.guards or fn is None or fn.args is None:
             return False
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
-        return any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(ctx.guards[-1][0]))
+        return any(isinstance(n, ast.Name) and n.id in params for n in walk(ctx.guards[-1][0]))
 
     # ------------------------------------------------------------- constants
     def _finish_constants(self) -> None:
@@ -872,11 +873,11 @@ def _names_read(body: list[ast.stmt], reads_of: dict[int, frozenset[str]]) -> No
             inner = {id(stmt) for stmt in node.body}
             reads.setdefault(id(node.body), set())
             stack.extend((stmt, (*owners, id(node.body))) for stmt in node.body)
-            stack.extend((child, owners) for child in ast.iter_child_nodes(node) if id(child) not in inner)
+            stack.extend((child, owners) for child in children(node) if id(child) not in inner)
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             for owner in owners:
                 reads[owner].add(node.id)
-        stack.extend((child, owners) for child in ast.iter_child_nodes(node))
+        stack.extend((child, owners) for child in children(node))
     for owner, names in reads.items():
         reads_of.setdefault(owner, frozenset(names))

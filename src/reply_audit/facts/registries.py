@@ -14,6 +14,7 @@ import ast
 
 from ..profile import Profile
 from .model import CodeDef, MappingEntry, MappingFact, RegistryFact
+from .walking import walk
 
 ENUM_BASES = frozenset({"Enum", "StrEnum", "IntEnum", "Flag"})
 
@@ -56,7 +57,7 @@ def _bound_names(node: ast.ClassDef) -> set[str]:
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
         for target in targets:
-            names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            names.update(n.id for n in walk(target) if isinstance(n, ast.Name))
     return names
 
 

@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from .expressions import FUNCTIONS
 from .model import HandlerFact
+from .walking import children
 
 
 class BindingReader(Protocol):
@@ -41,7 +42,7 @@ class _Function:
                 if isinstance(node, (ast.Yield, ast.YieldFrom)):
                     found = True
                 elif not isinstance(node, (*FUNCTIONS, ast.ClassDef, ast.Lambda)):
-                    stack.extend(ast.iter_child_nodes(node))
+                    stack.extend(children(node))
             self._generator = found
         return self._generator
 

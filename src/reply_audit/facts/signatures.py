@@ -26,6 +26,7 @@ from collections.abc import Callable, Container, Iterator
 
 from .model import Signature, WrapperFact
 from .registries import dotted_name, last_name, str_value
+from .walking import walk
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DICT_ANNOTATION = re.compile(r"^(?:typing\.)?(?:dict|Dict|Mapping|MutableMapping)\b")
@@ -61,7 +62,7 @@ def read_wrapper(fn: ast.FunctionDef | ast.AsyncFunctionDef, reply_classes: Cont
     fact = WrapperFact(name=fn.name, line=fn.lineno, behaviour="unknown",
                        requires=_required_return(fn.args.args[0].annotation) if fn.args.args else None)
     wrapped = fn.args.args[0].arg if fn.args.args else None
-    inner = next((s for s in ast.walk(fn) if isinstance(s, FUNCTIONS) and s is not fn), None)
+    inner = next((s for s in walk(fn) if isinstance(s, FUNCTIONS) and s is not fn), None)
     scope = inner if inner is not None else fn
     if wrapped is None:
         fact.detail = "it takes no function argument"
@@ -125,7 +126,7 @@ def _required_return(annotation: ast.expr | None) -> str | None:
 
 def _ifs(scope: ast.AST) -> Iterator[tuple[ast.If, list[ast.stmt]]]:
     """Every `if` statement in SCOPE with the statements that follow it in its block."""
-    for node in ast.walk(scope):
+    for node in walk(scope):
         for name in ("body", "orelse", "finalbody"):
             block = getattr(node, name, None)
             if isinstance(block, list):
@@ -146,7 +147,7 @@ def _ends(block: list[ast.stmt]) -> bool:
 def _result_names(scope: ast.AST, wrapped: str) -> set[str]:
     """Names assigned from a call of the wrapped function: `result = func(*args, **kwargs)`."""
     out: set[str] = set()
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Call, ast.Await)):
             call = node.value.value if isinstance(node.value, ast.Await) else node.value
             if isinstance(call, ast.Call) and dotted_name(call.func) == wrapped:
@@ -155,7 +156,7 @@ def _result_names(scope: ast.AST, wrapped: str) -> set[str]:
 
 
 def _returns_call_of(scope: ast.AST, wrapped: str) -> bool:
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if isinstance(node, ast.Return) and node.value is not None:
             value = node.value.value if isinstance(node.value, ast.Await) else node.value
             if isinstance(value, ast.Call) and dotted_name(value.func) == wrapped:
@@ -164,14 +165,14 @@ def _returns_call_of(scope: ast.AST, wrapped: str) -> bool:
 
 
 def _returns_name(body: list[ast.stmt], names: set[str], deep: bool = False) -> bool:
-    nodes = (n for stmt in body for n in ast.walk(stmt)) if deep else (
-        n for stmt in body for n in ast.walk(stmt) if not isinstance(n, FUNCTIONS))
+    nodes = (n for stmt in body for n in walk(stmt)) if deep else (
+        n for stmt in body for n in walk(stmt) if not isinstance(n, FUNCTIONS))
     return any(isinstance(n, ast.Return) and isinstance(n.value, ast.Name) and n.value.id in names for n in nodes)
 
 
 def _used_as_object(scope: ast.AST, names: set[str]) -> bool:
     """Is a result read as a reply (an attribute, or handed to `replace()`)? A dict would fail there."""
-    for node in ast.walk(scope):
+    for node in walk(scope):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names:
             return True
         if isinstance(node, ast.Call) and last_name(node.func) == "replace" and node.args \
@@ -198,7 +199,7 @@ def _branch_types(branch: list[ast.stmt], reply_classes: Container[str], method_
     """The reply types a branch builds (from methods, reply constructions and code literals), and "raise"."""
     found: set[str] = set()
     for stmt in branch:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Raise):
                 found.add("raise")
             elif isinstance(node, ast.Call):
