@@ -83,8 +83,6 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
     def __init__(self, profile: Profile) -> None:
         self.profile = profile
         self.registries = RegistryReader(profile)
-        self._derived_cache: dict[int, tuple[_Function, tuple[set[str], set[str]]]] = {}   # function -> its locals
-                                                                                     # passed on from params
         self.builders = BuilderReader(profile)
         self.methods = profile.all_builder_methods
         self.receiver_names = frozenset(profile.builder_list("receiver_names"))
@@ -149,6 +147,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._bare: tuple[int, bool] = (0, False)
         self._assigned: tuple[int, str, _Function] | None = None   # the last `name = call(...)` in a function
         self._reads_of: dict[int, frozenset[str]] = {}
+        # function -> its locals passed on from params; one file's only, so no tree outlives its file
+        self._derived_cache: dict[int, tuple[_Function, tuple[set[str], set[str]]]] = {}
         self.code_positions = self._code_positions(tree) if self.want_codes else set()
         # `raise ToolError(...)`: an exception, never a reply, whatever a glob of reply functions matches
         self._raised = {id(n.exc) for n in walk(tree)
