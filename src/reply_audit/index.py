@@ -11,7 +11,7 @@ the inventory it is part of.
 from __future__ import annotations
 
 import fnmatch
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -506,6 +506,7 @@ class IndexBuilder:
                                            returns=returns, registered=registered))
         canonical = self.profile.builder_methods
         forbidden = self.profile.forbidden_methods
+        calls_through = Counter(c.builder for c in inv.calls)
         for f in self.files:
             for b in f.builders:
                 ident = f"{f.path}::{b.qualname}"
@@ -516,7 +517,7 @@ class IndexBuilder:
                     validates_format=b.validates_format, validates_layer=b.validates_layer,
                     type_ignored_by=b.type_ignored_by, frozen_after_terminal=b.frozen_after_terminal,
                     instantiated_at=[Place(path=p, line=n) for p, n in sorted(instantiated.get(ident, ()))],
-                    calls=sum(1 for c in inv.calls if c.builder == ident)))
+                    calls=calls_through[ident]))
 
     def _envelopes(self, inv: Inventory) -> None:
         """The wire shape of each Reply class: its serializer's keys, nested serializers flattened (a.b)."""

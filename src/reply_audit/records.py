@@ -9,7 +9,8 @@ The record kinds move here from plain dicts one at a time; those still dicts are
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from functools import cache
+from typing import Any, TypeVar, cast
 
 _Record = TypeVar("_Record")
 
@@ -17,8 +18,13 @@ _Record = TypeVar("_Record")
 def copied(cls: type[_Record], fact: object, **joined: Any) -> _Record:
     """A CLS record of FACT: each field is the fact's attribute of the same name, unless JOINED gives it (what only
     the index knows: the file, the builder a call resolves to, a return's kind)."""
-    return cls(**{f.name: joined[f.name] if f.name in joined else getattr(fact, f.name)
-                  for f in fields(cls)})  # type: ignore[arg-type]
+    return cls(**{name: joined[name] if name in joined else getattr(fact, name)
+                  for name in _field_names(cast(Any, cls))})
+
+
+@cache
+def _field_names(cls: Any) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
 
 
 @dataclass(frozen=True)
