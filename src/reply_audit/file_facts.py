@@ -6,12 +6,16 @@ becomes facts with a `problem` (a line and a reason).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .directives import comment_directives
 from .discovery import is_test_path
-from .facts.extract import FactsExtractor
 from .facts.model import FileFacts, ParseProblem
 from .parsing import parse_source
 from .profile import Profile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .facts.extract import FactsExtractor
 
 
 def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
@@ -24,7 +28,8 @@ def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: Facts
     if parsed.tree is None:
         facts.problem = parsed.problem
         return facts
-    extractor = extractor or FactsExtractor(profile)
+    if extractor is None:
+        extractor = new_extractor(profile)
     try:
         return extractor.extract(parsed.tree, source, facts)
     except RecursionError:
@@ -36,3 +41,11 @@ def unreadable_facts(rel: str, profile: Profile, exc: OSError) -> FileFacts:
     """The facts of a file that could not be read: a problem entry, never an exception."""
     return FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")), parser="none",
                      problem=ParseProblem(1, 0, f"cannot read file: {exc.strerror or exc}"))
+
+
+def new_extractor(profile: Profile) -> FactsExtractor:
+    """An extractor for PROFILE. The extraction code is imported here, when a file is first parsed: a scan whose
+    facts all come from the cache never loads it."""
+    from .facts.extract import FactsExtractor
+
+    return FactsExtractor(profile)

@@ -13,15 +13,18 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .discovery import discover
-from .facts.extract import FactsExtractor
 from .facts.model import FileFacts, MappingFact
-from .file_facts import facts_for_source
+from .file_facts import facts_for_source, new_extractor
 from .index import Inventory, ModuleMap, build_inventory
 from .mappings import load_mapping_file
 from .profile import Profile
 from .records import Unparseable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .facts.extract import FactsExtractor
 
 
 @dataclass
@@ -125,7 +128,7 @@ def scan_sources(sources: dict[str, bytes], profile: Profile, display_root: str,
                  progress: Callable[[str, int, int], None] | None = None) -> ScanResult:
     """The scan of files held in memory (a git revision's blobs): relative path -> bytes, already selected;
     PROBLEMS lists files that could not be read, with the reason. PROGRESS(stage, done, total)."""
-    extractor = FactsExtractor(profile)
+    extractor = new_extractor(profile) if sources else None
     files = []
     for rel in sorted(sources):
         files.append(facts_for_source(sources[rel], rel, profile, extractor))
@@ -152,14 +155,16 @@ def rescan(result: ScanResult, changed: dict[str, bytes], cache_dir: Path | None
     taken from the facts cache in CACHE_DIR when it holds that content."""
     from .cache import FactsCache, key_of
 
-    extractor = FactsExtractor(result.profile)
     cache = FactsCache(cache_dir, result.profile.digest) if cache_dir is not None else None
+    extractors: list[FactsExtractor] = []   # made when a file must be parsed, once
 
     def facts(rel: str, source: bytes) -> FileFacts:
         key = key_of(rel, source)
         found = cache.get(key) if cache is not None else None
         if found is None:
-            found = facts_for_source(source, rel, result.profile, extractor)
+            if not extractors:
+                extractors.append(new_extractor(result.profile))
+            found = facts_for_source(source, rel, result.profile, extractors[0])
             if cache is not None:
                 cache.put(key, found)
         return found

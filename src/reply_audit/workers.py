@@ -17,13 +17,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cache import FactsCache, key_of
-from .facts.extract import FactsExtractor
 from .facts.model import FileFacts
-from .file_facts import facts_for_source, unreadable_facts
+from .file_facts import facts_for_source, new_extractor, unreadable_facts
 from .profile import Profile
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .facts.extract import FactsExtractor
 
 # With the default number of jobs, a pool is started only for this much source to parse: below it, starting
 # the workers costs more than they save (measured on 2 CPUs, cold, files of ck3raven: 16 files and 0.18 MB
@@ -66,7 +68,7 @@ _WORKER: tuple[Profile, FactsExtractor] | None = None
 def _init(name: str, data: dict[str, Any], sources: tuple[str, ...]) -> None:
     global _WORKER
     profile = Profile(name=name, data=data, sources=sources)
-    _WORKER = (profile, FactsExtractor(profile))
+    _WORKER = (profile, new_extractor(profile))
 
 
 def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
@@ -123,7 +125,7 @@ def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None 
                 if progress:
                     progress("parsing", len(results), len(todo))
     else:
-        extractor = FactsExtractor(profile)
+        extractor = new_extractor(profile) if todo else None   # a warm scan loads no extraction code
         results = []
         with gc_paused():
             for rel, source, _ in todo:
