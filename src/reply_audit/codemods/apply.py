@@ -133,14 +133,15 @@ def _with_comment(node: cst.SimpleStatementLine | cst.SimpleStatementSuite, text
         whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(f"# {text}")))
 
 
-def _once(module: cst.Module, edits: list[Edit]) -> tuple[cst.Module, dict[int, str]]:
-    """Apply EDITS; return the new module and the edits that failed (id -> reason)."""
-    columns = _Columns(module.code)
+def _once(module: cst.Module, edits: list[Edit], text: str) -> tuple[cst.Module, dict[int, str]]:
+    """Apply EDITS to MODULE, whose source is TEXT; return the new module and the edits that failed (id ->
+    reason)."""
+    columns = _Columns(text)
     table: dict[tuple[str, tuple[Any, ...]], list[tuple[Edit, Target]]] = defaultdict(list)
     for edit in edits:
         for target in edit.targets():
             table[columns.key(target)].append((edit, target))
-    ctx = RewriteContext(module)
+    ctx = RewriteContext(module, text)
     applier = _Applier(table, ctx)
     new = MetadataWrapper(module, unsafe_skip_copy=True).visit(applier)
     failed = dict(applier.refused)
@@ -156,7 +157,8 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
         module = cst.parse_module(source)
     except Exception as exc:  # libcst's ParserSyntaxError and friends
         return _refuse(outcome, edits, f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}")
-    if module.bytes != source:
+    text = module.code   # printed once: the columns and the quotes are read from it (a print costs a parse)
+    if text.encode(module.encoding) != source:
         # libcst would change bytes nobody asked to change (e.g. the last `\r` of a file with old Mac endings)
         return _refuse(outcome, edits, "libcst cannot reproduce this file byte for byte: not rewritten")
     pending = list(edits)
@@ -165,7 +167,7 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
         if not pending:
             break
         try:
-            new, failed = _once(module, pending)
+            new, failed = _once(module, pending, text)
         except (RecursionError, MemoryError):
             return _refuse(outcome, pending, "nested too deeply for libcst to rewrite")
         if not failed:

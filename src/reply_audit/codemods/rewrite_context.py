@@ -8,8 +8,9 @@ import libcst as cst
 class RewriteContext:
     """What an edit may ask while rewriting a node."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, text: str | None = None) -> None:
         self.module = module
+        self.text = text   # the module's source, when the caller has printed it already
         self.pending_comment: str | None = None
         self._quote: str | None = None
 
@@ -21,7 +22,7 @@ class RewriteContext:
     def quote(self) -> str:
         """The quote character most strings of this module use (double when undecided)."""
         if self._quote is None:
-            code = self.module.code
+            code = self.text if self.text is not None else self.module.code
             self._quote = "'" if code.count("'") > 2 * code.count('"') else '"'
         return self._quote
 
