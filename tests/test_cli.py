@@ -32,6 +32,39 @@ TREE = {
 def test_version():
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0 and result.output == f"reply-audit {__version__}\n"
+    for args in (["--version", "scan"], ["--version", "bogus"], ["--", "--version"]):   # it wins, as it always did
+        assert (runner.invoke(app, args).exit_code, runner.invoke(app, args).output) == (0, result.output), args
+
+
+def test_a_group_names_its_commands_and_suggests_one():
+    for args, message in ((["profile", "shwo"], "no such command 'shwo'; did you mean 'show'? "
+                                                "(see `reply-audit profile --help`)"),
+                          (["cache", "bogus"], "no such command 'bogus' (see `reply-audit cache --help`)")):
+        done = runner.invoke(app, args)
+        assert (done.exit_code, done.stderr) == (2, f"reply-audit: error: {message}\n"), args
+    alone = runner.invoke(app, ["profile"])
+    assert alone.exit_code == 2 and alone.stdout.startswith("usage: reply-audit profile [-h] COMMAND ...")
+
+
+def test_an_ascii_locale_or_a_closed_stdout_costs_no_output_and_no_traceback(tmp_path):
+    """Text is written as UTF-8 whatever the locale (a rule page, a path with accents); a closed stdout is
+    silently skipped, as before."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"}
+    page = subprocess.run([sys.executable, "-m", "reply_audit", "rules", "RA101", "-f", "md"], capture_output=True,
+                          env=env, timeout=120)
+    assert (page.returncode, page.stderr) == (0, b"") and "enforces: spec 000 §6".encode() in page.stdout
+    ascii_out = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    missing = subprocess.run([sys.executable, "-m", "reply_audit", "scan", str(tmp_path / "nonexïst")],
+                             capture_output=True, env=ascii_out, timeout=120)
+    assert (missing.returncode, missing.stderr.decode("utf-8")) == (
+        2, f"reply-audit: error: path '{tmp_path / 'nonexïst'}' does not exist\n")
+    closed = subprocess.run(f"{sys.executable} -m reply_audit --version >&-", shell=True, capture_output=True,
+                            timeout=120)
+    assert (closed.returncode, closed.stderr) == (0, b"")
 
 
 def test_help_on_every_command():

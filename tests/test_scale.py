@@ -199,6 +199,7 @@ def test_merge_gives_one_row_per_repository_and_totals(tmp_path):
         reports.append(str(tmp_path / f"{name}.json"))
     csv = RUNNER.invoke(app, ["merge", *reports, "-f", "csv"])
     assert csv.exit_code == 0
+    assert RUNNER.invoke(app, ["merge", reports[0], "-f", "csv", reports[1]]).stdout == csv.stdout   # intermixed
     rows = [line.split(",") for line in csv.stdout.splitlines()]
     assert rows[0] == ["repository", "findings", "critical", "high", "medium", "low", "fixable", "legacy_codes",
                        "registries", "builders", "raw_dict_returns", "score"]

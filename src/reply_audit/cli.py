@@ -8,7 +8,6 @@ configuration error: one line on stderr (`main`), never a traceback.
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections.abc import Sequence
 
@@ -219,25 +218,14 @@ def app(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: list[str]) -> int:
-    known = {name.split(" ")[0] for name in opt.COMMANDS}
-    word = next((a for a in args if not a.startswith("-")), None)
-    if word is not None and word not in known:
-        near = difflib.get_close_matches(word, sorted(known), n=1)
-        raise opt.UsageError(f"no such command {word!r}" + (f"; did you mean {near[0]!r}?" if near else ""),
-                             opt.PROG)
-    cli = opt.parser()
-    parsed, extra = cli.parse_known_args(args)
-    if extra:
-        what = "no such option" if extra[0].startswith("-") else "unexpected argument"
-        raise opt.UsageError(f"{what}: {extra[0]}", opt.prog_of(cli, parsed))
+    parsed = opt.parse(args)
+    if parsed is None:   # no command: its help was shown
+        return EXIT_USAGE
     if parsed.version:
         from . import __version__
 
         echo(f"reply-audit {__version__}")
         return EXIT_OK
-    if getattr(parsed, "run", None) is None:   # no command, or a group without its own
-        (opt.group_parser(cli, parsed.command) or cli).print_help()
-        return EXIT_USAGE
     return parsed.run(parsed) or EXIT_OK
 
 

@@ -9,17 +9,24 @@ line on stderr with the help command to run, exit 2 (cli.main prints it).
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from .console import echo
 
 SCAN_FORMATS = ("table", "json", "md", "sarif", "github", "csv")
 MIGRATE_FORMATS = ("diff", "json")
 SCORECARD_FORMATS = ("md", "json", "github")
 MERGE_FORMATS = ("md", "csv")
 FAIL_LEVELS = ("critical", "high", "medium", "low", "none")
+
+
+P = TypeVar("P", bound=argparse.ArgumentParser)
 
 
 class UsageError(Exception):
@@ -35,10 +42,14 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.groups: dict[str, Parser] = {}   # a group's own parser (profile, cache), by name
+        self.commands: dict[str, Parser] = {}   # the parser of each command (or group) under this one, by name
 
     def error(self, message: str) -> Any:   # argparse's hook: never returns
         raise UsageError(message, self.prog)
+
+    def _print_message(self, message: str, file: Any = None) -> None:   # help and usage, as UTF-8 like the rest
+        if message:
+            echo(message, err=file is sys.stderr, nl=False)
 
 
 def _choice(choices: tuple[str, ...]) -> Any:
@@ -109,7 +120,7 @@ class Arg:
                             help=self.help)
 
 
-def add(parser: argparse.ArgumentParser, *params: Opt | Arg) -> argparse.ArgumentParser:
+def add(parser: P, *params: Opt | Arg) -> P:
     for param in params:
         param.add_to(parser)
     return parser
@@ -147,7 +158,7 @@ def command(name: str, *params: Opt | Arg) -> Callable[[Callable[..., Any]], Cal
     return register
 
 
-def parser() -> Parser:
+def build() -> Parser:
     """The whole command line: one sub-parser per command, a group (profile, cache) holding its own."""
     root = Parser(prog=PROG, description=ABOUT, allow_abbrev=False)
     root.add_argument("--version", action="store_true", help="Print the version and exit.")
@@ -155,29 +166,19 @@ def parser() -> Parser:
     members: dict[str, Any] = {}   # a group's sub-commands
     for name, cmd in COMMANDS.items():
         head, _, sub = name.partition(" ")
-        where = commands
+        where, above = commands, root
         if sub:
             if head not in members:
-                group = root.groups[head] = commands.add_parser(head, help=GROUPS[head], description=GROUPS[head],
-                                                                allow_abbrev=False)
+                group = root.commands[head] = commands.add_parser(
+                    head, help=GROUPS[head], description=GROUPS[head], allow_abbrev=False)
                 members[head] = group.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=Parser)
-            where = members[head]
+            where, above = members[head], root.commands[head]
         about = " ".join((cmd.run.__doc__ or "").split())
-        one = add(where.add_parser(sub or head, help=re.split(r"\.\s", about)[0].rstrip(".") + ".",
-                                   description=about, allow_abbrev=False), *cmd.params)
+        one = above.commands[sub or head] = add(where.add_parser(
+            sub or head, help=re.split(r"\.\s", about)[0].rstrip(".") + ".", description=about,
+            allow_abbrev=False), *cmd.params)
         one.set_defaults(run=cmd.run)
     return root
-
-
-def prog_of(cli: Parser, parsed: argparse.Namespace) -> str:
-    """The command line's words up to the command parsed (`reply-audit profile show`)."""
-    words = [w for w in (getattr(parsed, "command", None), getattr(parsed, "subcommand", None)) if w]
-    return " ".join([cli.prog, *words])
-
-
-def group_parser(cli: Parser, name: str | None) -> Parser | None:
-    """The parser of the group NAME (`profile`), or None for a command or none."""
-    return cli.groups.get(name) if name else None
 
 
 def usage_text(message: str) -> str:
@@ -185,6 +186,57 @@ def usage_text(message: str) -> str:
     if message.startswith("the following arguments are required: "):
         return "missing argument " + message.removeprefix("the following arguments are required: ")
     return message
+
+def parse(args: list[str]) -> argparse.Namespace | None:
+    """ARGS parsed: global options, then a command (or a group and its command), then that command's options and
+    arguments in any order (`hook a.py --all b.py`). The namespace's `run` is the command's function and
+    `version` the global flag; None when no command was given (the help was shown). A bad command line raises
+    UsageError; `--help` exits."""
+    parser = parser_of_all = build()
+    at = _first_word(args)
+    found = _known(parser, [a for a in args[:at] if a != "--"])   # `--version`, `-h`; `--` before a command
+    if found.version:
+        return found
+    words = args[at:]
+    while words and words[0] in parser.commands and parser.commands[words[0]].commands:   # a group: its command
+        group = parser.commands[words[0]]
+        inner = _first_word(words[1:]) + 1
+        _known(group, words[1:inner])
+        if inner == len(words):
+            group.print_help()
+            return None
+        parser, words = group, words[inner:]
+    if not words:
+        parser_of_all.print_help()
+        return None
+    command = parser.commands.get(words[0])
+    if command is None:
+        near = difflib.get_close_matches(words[0], sorted(parser.commands), n=1)
+        raise UsageError(f"no such command {words[0]!r}" + (f"; did you mean {near[0]!r}?" if near else ""),
+                         parser.prog)
+    parsed, extra = command.parse_known_intermixed_args(words[1:])
+    if extra:
+        raise UsageError(_unexpected(extra[0]), command.prog)
+    parsed.version = False
+    return parsed
+
+
+def _first_word(args: list[str]) -> int:
+    """The index of the first argument that is not an option (the command), or len(ARGS)."""
+    return next((i for i, a in enumerate(args) if not a.startswith("-")), len(args))
+
+
+def _known(parser: Parser, args: list[str]) -> argparse.Namespace:
+    """PARSER's own options in ARGS (its help exits); anything else is a usage error."""
+    found, extra = parser.parse_known_args(args)
+    if extra:
+        raise UsageError(_unexpected(extra[0]), parser.prog)
+    return found
+
+
+def _unexpected(arg: str) -> str:
+    return f"no such option: {arg}" if arg.startswith("-") else f"unexpected argument: {arg}"
+
 
 
 # shared by several commands

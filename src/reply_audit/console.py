@@ -23,10 +23,23 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def echo(text: str, err: bool = False, nl: bool = True) -> None:
-    """TEXT on stdout (stderr with ERR), then a newline unless NL is false."""
-    stream = sys.stderr if err else sys.stdout
-    stream.write(text + ("\n" if nl else ""))
+    """TEXT on stdout (stderr with ERR), then a newline unless NL is false. Written as UTF-8 whatever the
+    terminal's locale says (a path or a rule page is never lost to an ASCII locale), and nothing at all when the
+    stream is closed."""
+    _write((text + ("\n" if nl else "")).encode("utf-8", "surrogateescape"), sys.stderr if err else sys.stdout)
+
+
+def _write(data: bytes, stream: Any) -> None:
+    if stream is None:   # started with the stream closed (`reply-audit rules >&-`)
+        return
     stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:   # a text-only stream (a test's StringIO)
+        stream.write(data.decode("utf-8", "surrogateescape"))
+        stream.flush()
 
 
 def say(text: str) -> None:
@@ -38,9 +51,7 @@ def write_output(text: str | bytes, out: Path | None) -> None:
     """Print, or write OUT atomically with the usual permissions (the umask's). Bytes are written as they are."""
     data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogateescape")
     if out is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        _write(data, sys.stdout)
         return
     if out.is_dir():
         raise UserError(f"--out {str(out)!r} is a directory; name a file")
