@@ -230,3 +230,49 @@ def test_the_default_jobs_start_a_pool_only_for_enough_source(tmp_path, monkeypa
     body = "def f():\n    return {}\n" + "x = 1\n" * (workers.AUTO_POOL_MIN_BYTES // 6 // 4)
     big = write_tree(tmp_path / "big", {f"m{i}.py": body for i in range(5)})
     assert extract_all(big, sorted(p.name for p in big.iterdir()), profile)[1].jobs == 2
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc/self"), reason="reads /proc")
+def test_workers_end_when_their_parent_is_killed(tmp_path):
+    """A scan killed outright (SIGKILL, the OOM killer) cannot stop its pool; its workers notice and end instead
+    of sleeping forever on their pipe."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    body = "def f(a):\n    if a:\n        return {'ok': a}\n    return None\n" * 400
+    root = write_tree(tmp_path / "t", {f"m{i}.py": body for i in range(400)})
+    proc = subprocess.Popen([sys.executable, "-m", "reply_audit", "scan", str(root), "-j", "2", "--no-cache"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def children() -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    if entry.isdigit() and int(f.read().rsplit(b")", 1)[1].split()[1]) == proc.pid:
+                        found.append(int(entry))
+            except (OSError, ValueError):
+                continue
+        return found
+
+    deadline = time.monotonic() + 60
+    while len(workers := children()) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(workers) >= 2, "the pool did not start"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 15
+    while any(os.path.exists(f"/proc/{pid}") and not _zombie(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in workers if os.path.exists(f"/proc/{pid}") and not _zombie(pid)] == []
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except OSError:
+        return True

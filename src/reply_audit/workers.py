@@ -62,11 +62,31 @@ def default_jobs() -> int:
 
 
 # ------------------------------------------------------------------ worker side
+PARENT_POLL = 0.5   # seconds between a worker's checks that the process that started it is alive
+
+
+def _leave_with_parent() -> None:
+    """End this worker when the process that started it is gone. A parent killed outright (SIGKILL, the OOM
+    killer) cannot stop its pool, and the workers, each holding the pipe they wait on open, would sleep on it
+    forever."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="reply-audit-parent-watch", daemon=True).start()
+
 _WORKER: tuple[Profile, FactsExtractor] | None = None
 
 
 def _init(name: str, data: dict[str, Any], sources: tuple[str, ...]) -> None:
     global _WORKER
+    _leave_with_parent()
     profile = Profile(name=name, data=data, sources=sources)
     _WORKER = (profile, new_extractor(profile))
 
