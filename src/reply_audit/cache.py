@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -36,14 +37,19 @@ class FactsCache:
     def __init__(self, directory: Path, profile_digest: str) -> None:
         self.root = directory
         self.folder = directory / f"{__version__}-{profile_digest}-{facts_schema()}"
+        self._prefix = os.fspath(self.folder) + os.sep   # entry paths built as text: a warm scan builds one a file
         self.writable = True
 
     def _path(self, key: str) -> Path:
-        return self.folder / key[:2] / f"{key}.json"
+        return Path(self._file(key))
+
+    def _file(self, key: str) -> str:
+        return f"{self._prefix}{key[:2]}{os.sep}{key}.json"
 
     def get(self, key: str) -> FileFacts | None:
         try:
-            data = json.loads(self._path(key).read_bytes())
+            with open(self._file(key), "rb") as entry:
+                data = json.loads(entry.read())
             if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
                 return None
             return FileFacts.from_dict(data["facts"])
