@@ -248,11 +248,14 @@ def test_workers_end_when_their_parent_is_killed(tmp_path):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def children() -> list[int]:
+        """The scan's pool workers (forked: the scan's own command line), not a passing `git` call."""
         found = []
         for entry in os.listdir("/proc"):
             try:
                 with open(f"/proc/{entry}/stat", "rb") as f:
-                    if entry.isdigit() and int(f.read().rsplit(b")", 1)[1].split()[1]) == proc.pid:
+                    parent = int(f.read().rsplit(b")", 1)[1].split()[1])
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if parent == proc.pid and b"reply_audit" in f.read():
                         found.append(int(entry))
             except (OSError, ValueError):
                 continue

@@ -11,6 +11,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from . import api
 from . import cli_options as opt
 from .console import Progress, colour, echo, say, write_output
 from .errors import EXIT_OK, EXIT_USAGE, UserError
@@ -27,8 +28,6 @@ def _say_all(notes: list[str]) -> None:
 def scan(a: argparse.Namespace) -> int:
     """Audit PATH: the findings (the table format), or the full audit with inventory and compliance scorecard
     (md, json), or CI formats (sarif, github, csv)."""
-    from . import api
-
     if a.statistics + a.verbose + a.quiet > 1:
         raise UserError("--statistics, --verbose and --quiet exclude each other")
     with Progress() as progress:
@@ -56,7 +55,6 @@ def scan(a: argparse.Namespace) -> int:
          opt.Exclude, opt.ExtendExclude, opt.ForceExclude)
 def migrate(a: argparse.Namespace) -> int:
     """Rewrite PATH onto canonical builder calls: show the diff, or write it with --apply."""
-    from . import api
     from .report.migrate_report import render_json, render_summary
 
     with Progress() as progress:
@@ -83,7 +81,6 @@ def migrate(a: argparse.Namespace) -> int:
 def hook(a: argparse.Namespace) -> int:
     """The pre-commit hook: scan the repository (with the cache and the pool), report the findings the change
     introduces in FILES against HEAD (exit 1 on failing ones); files outside --root are not its business."""
-    from . import api
     from .report.table import finding_line, shown_from
 
     notes: list[str] = []
@@ -104,7 +101,6 @@ def hook(a: argparse.Namespace) -> int:
          opt.RepoUrl, opt.Profile, opt.Mapping, opt.ScorecardFailOn, opt.Annotate, opt.Config)
 def scorecard(a: argparse.Namespace) -> int:
     """Compare reply compliance at two git revisions: the pull-request comment, or its JSON delta."""
-    from . import api
     from .report.pr_comment import render_annotations, render_comment, render_json
 
     if a.annotate and a.out is None and a.format != "github":
@@ -129,16 +125,12 @@ def scorecard(a: argparse.Namespace) -> int:
 @opt.command("codemods", opt.CodemodName, opt.ListFormat)
 def codemods(a: argparse.Namespace) -> None:
     """List the codemods of `migrate`, or explain one."""
-    from . import api
-
     echo(api.catalogue("codemod", a.name, a.format), nl=False)
 
 
 @opt.command("rules", opt.RuleId, opt.ListFormat)
 def rules(a: argparse.Namespace) -> None:
     """List the rules, or explain one."""
-    from . import api
-
     echo(api.catalogue("rule", a.name, a.format), nl=False)
 
 
@@ -146,8 +138,6 @@ def rules(a: argparse.Namespace) -> None:
          opt.Config)
 def history(a: argparse.Namespace) -> None:
     """Compliance over a git history: a table per commit (CSV, JSON) and a chart (PNG, SVG)."""
-    from . import api
-
     notes: list[str] = []
     with Progress() as progress:
         done = api.history(a.path, rev_range=a.rev_range, max_commits=a.max_commits, out=a.out, jobs=a.jobs,
@@ -169,8 +159,6 @@ def merge(a: argparse.Namespace) -> None:
 def init(a: argparse.Namespace) -> None:
     """Propose a starter [tool.reply-audit] section from what the code shows (handler decorators, register
     calls, dispatch tables, reply functions, code Enums, envelope classes, IAR reflections)."""
-    from . import api
-
     text, notes = api.init(a.path, a.write)
     _say_all(notes)
     if text is not None:
@@ -180,8 +168,6 @@ def init(a: argparse.Namespace) -> None:
 @opt.command("cache clear", opt.CachePath, opt.CacheFolder)
 def cache_clear(a: argparse.Namespace) -> None:
     """Remove the facts cache."""
-    from . import api
-
     target, removed = api.clear_cache(a.path, a.cache_dir)
     echo(f"reply-audit: no cache at {target}" if removed is None else f"reply-audit: removed {target} ({removed} "
                                                                       "entries)")
@@ -190,8 +176,6 @@ def cache_clear(a: argparse.Namespace) -> None:
 @opt.command("profile show", opt.ProfileName, opt.ProfilePath, opt.Config)
 def profile_show(a: argparse.Namespace) -> None:
     """Print the effective profile as TOML; a value set above the built-in profile says where, in a comment."""
-    from . import api
-
     text, notes = api.profile_text(a.name, a.path, a.config)
     _say_all(notes)
     echo(text, nl=False)
@@ -200,8 +184,6 @@ def profile_show(a: argparse.Namespace) -> None:
 @opt.command("profile list")
 def profile_list(a: argparse.Namespace) -> None:
     """List the built-in profiles."""
-    from . import api
-
     echo(api.profile_list(), nl=False)
 
 

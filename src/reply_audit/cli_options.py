@@ -142,18 +142,17 @@ GROUPS = {"profile": "Show the rule profiles (the spec as data).",
 
 @dataclass(frozen=True)
 class Command:
-    name: str                              # `scan`, or `profile show` for a command of a group
     run: Callable[[argparse.Namespace], int | None]
     params: tuple[Opt | Arg, ...]
 
 
-COMMANDS: dict[str, Command] = {}
+COMMANDS: dict[str, Command] = {}   # by name: `scan`, or `profile show` for a command of a group
 
 
 def command(name: str, *params: Opt | Arg) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declare the function it decorates as the command NAME (`profile show` for one of a group) taking PARAMS."""
     def register(run: Callable[[argparse.Namespace], int | None]) -> Callable[..., Any]:
-        COMMANDS[name] = Command(name, run, params)
+        COMMANDS[name] = Command(run, params)
         return run
     return register
 
@@ -192,7 +191,7 @@ def parse(args: list[str]) -> argparse.Namespace | None:
     arguments in any order (`hook a.py --all b.py`). The namespace's `run` is the command's function and
     `version` the global flag; None when no command was given (the help was shown). A bad command line raises
     UsageError; `--help` exits."""
-    parser = parser_of_all = build()
+    parser = build()
     at = _first_word(args)
     found = _known(parser, [a for a in args[:at] if a != "--"])   # `--version`, `-h`; `--` before a command
     if found.version:
@@ -207,7 +206,7 @@ def parse(args: list[str]) -> argparse.Namespace | None:
             return None
         parser, words = group, words[inner:]
     if not words:
-        parser_of_all.print_help()
+        parser.print_help()
         return None
     command = parser.commands.get(words[0])
     if command is None:

@@ -128,7 +128,7 @@ def scan_sources(sources: dict[str, bytes], profile: Profile, display_root: str,
                  progress: Callable[[str, int, int], None] | None = None) -> ScanResult:
     """The scan of files held in memory (a git revision's blobs): relative path -> bytes, already selected;
     PROBLEMS lists files that could not be read, with the reason. PROGRESS(stage, done, total)."""
-    extractor = new_extractor(profile) if sources else None
+    extractor = new_extractor(profile)
     files = []
     for rel in sorted(sources):
         files.append(facts_for_source(sources[rel], rel, profile, extractor))
@@ -156,15 +156,15 @@ def rescan(result: ScanResult, changed: dict[str, bytes], cache_dir: Path | None
     from .cache import FactsCache, key_of
 
     cache = FactsCache(cache_dir, result.profile.digest) if cache_dir is not None else None
-    extractors: list[FactsExtractor] = []   # made when a file must be parsed, once
+    extractor: FactsExtractor | None = None   # made when a file must be parsed: the hook's are mostly cached
 
     def facts(rel: str, source: bytes) -> FileFacts:
+        nonlocal extractor
         key = key_of(rel, source)
         found = cache.get(key) if cache is not None else None
         if found is None:
-            if not extractors:
-                extractors.append(new_extractor(result.profile))
-            found = facts_for_source(source, rel, result.profile, extractors[0])
+            extractor = extractor or new_extractor(result.profile)
+            found = facts_for_source(source, rel, result.profile, extractor)
             if cache is not None:
                 cache.put(key, found)
         return found
