@@ -279,3 +279,15 @@ def _zombie(pid: int) -> bool:
             return f.read().rsplit(b")", 1)[1].split()[0] == b"Z"
     except OSError:
         return True
+
+
+def test_a_huge_job_count_is_capped_not_forked_or_a_traceback(tmp_path, monkeypatch):
+    """`-j 100000` would fork 100,000 processes and `-j 99999999999999999999` ended in an OverflowError: the pool
+    takes at most MAX_JOBS_PER_CPU per CPU."""
+    import reply_audit.workers as workers
+
+    monkeypatch.setattr(workers, "default_jobs", lambda: 2)
+    assert [workers.pool_size(j) for j in (None, 1, 3, 16, 17, 10**20)] == [2, 1, 3, 16, 16, 16]
+    root = write_tree(tmp_path / "t", {f"m{i}.py": "def f():\n    return {}\n" for i in range(3)})
+    done = RUNNER.invoke(app, ["scan", str(root), "-j", str(10**20), "--no-cache", "--fail-on", "none", "-q"])
+    assert (done.exit_code, done.exception) == (0, None)

@@ -148,11 +148,11 @@ class _BlobFacts:
                  progress: Callable[[str, int, int], None] | None) -> None:
         from concurrent.futures import ProcessPoolExecutor
 
-        from .workers import _init, default_jobs
+        from .workers import _init, pool_size
 
         self.repo, self.first_path, self.profile, self.progress = repo, first_path, profile, progress
         self.order = list(first_path)
-        self.wanted = jobs if jobs is not None else default_jobs()
+        self.wanted = pool_size(jobs)
         self.done: dict[str, FileFacts] = {}
         self.extractor = FactsExtractor(profile)
         self.next_chunk = 0

@@ -57,6 +57,14 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+MAX_JOBS_PER_CPU = 8   # more processes than this only wait their turn (and `-j 100000` would fork 100,000)
+
+
+def pool_size(jobs: int | None) -> int:
+    """The processes to parse with: JOBS as asked (default: one per CPU), at most MAX_JOBS_PER_CPU per CPU."""
+    return min(jobs if jobs is not None else default_jobs(), MAX_JOBS_PER_CPU * default_jobs())
+
+
 def default_jobs() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
@@ -128,7 +136,7 @@ def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None 
         else:
             todo.append((rel, source, key))
     stats.parsed = len(todo)
-    wanted = jobs if jobs is not None else default_jobs()
+    wanted = pool_size(jobs)
     use_pool = wanted > 1 and len(todo) >= 2 and (jobs is not None or default_pool(todo))
     if use_pool:
         stats.jobs = wanted
