@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from support import facts_of
 
 
@@ -411,6 +413,7 @@ def test_message_branching_in_any_expression_that_decides(profile):
 
 def test_facts_are_plain_data_that_round_trip(profile):
     import json
+    from dataclasses import fields
 
     from reply_audit.facts.model import FileFacts
 
@@ -421,8 +424,11 @@ def test_facts_are_plain_data_that_round_trip(profile):
         def tool(rb: ReplyBuilder):
             return rb.success("WA-RES-S-001", {})
     ''', profile)
-    data = json.loads(json.dumps(f.to_dict()))
-    assert FileFacts.from_dict(data) == f
+    data = json.loads(json.dumps(f.to_row()))
+    assert FileFacts.from_row(data) == f
+    assert data[0] == "mod.py" and len(data) == len(fields(FileFacts))   # values by position, no keys
+    with pytest.raises(ValueError, match="a FileFacts row has"):
+        FileFacts.from_row(data[:-1])                                   # another shape is refused, never guessed
 
 
 def test_bindings_through_conditional_or_walrus_and_unpacking(profile):

@@ -9,6 +9,7 @@ import pytest
 from reply_audit.api import evaluate
 from reply_audit.cache import SCHEMA, FactsCache, key_of
 from reply_audit.cli import app
+from reply_audit.facts.model import CodeLiteral, FileFacts
 from reply_audit.profile import load_profile
 from reply_audit.report.json_report import render_json
 from reply_audit.scan import scan
@@ -66,7 +67,9 @@ def test_corrupt_and_foreign_cache_entries_are_rebuilt_not_trusted(tmp_path):
     entry_a.write_text("{ not json")
     foreign = json.loads(entry_b.read_text())
     foreign["key"] = "0" * 64                    # an entry that is not the one asked for
-    foreign["facts"]["code_literals"] = [{"code": "EN-FAKE-D-001", "line": 1, "col": 0, "function": None}]
+    forged = FileFacts.from_row(foreign["facts"])
+    forged.code_literals.append(CodeLiteral(code="EN-FAKE-D-001", line=1, col=0, function=None))
+    foreign["facts"] = forged.to_row()
     entry_b.write_text(json.dumps(foreign))
     again, stats = report(root, cache_dir=cache_dir)
     assert (stats.parsed, stats.cached, again) == (2, 0, first)

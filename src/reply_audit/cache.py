@@ -5,9 +5,11 @@ profile, so an entry is keyed by a SHA-256 of the path and the content and
 filed under the tool version and the profile digest:
 `CACHE_DIR/<version>-<profile digest>/<key[:2]>/<key>.json`. An entry is JSON
 (never pickle: a cache directory may come from anywhere) carrying its schema
-and its key; anything that does not parse, names another key or does not
-rebuild is ignored and overwritten, never trusted. Writes are atomic; a cache
-that cannot be written (read-only tree) is simply not kept.
+and its key, the facts as rows (`FileFacts.to_row`: each record its values in
+field order, which the folder's digest of the record shapes pins); anything
+that does not parse, names another key or does not rebuild is ignored and
+overwritten, never trusted. Writes are atomic; a cache that cannot be written
+(read-only tree) is simply not kept.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from . import __version__
 from .facts.model import FileFacts
 from .safe_write import WriteRefused, replace
 
-SCHEMA = "reply-audit-cache/1"
+SCHEMA = "reply-audit-cache/2"   # 2: facts as rows (each record its values in field order)
 DEFAULT_DIR = ".reply-audit-cache"
 
 
@@ -52,7 +54,7 @@ class FactsCache:
                 data = json.loads(entry.read())
             if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
                 return None
-            return FileFacts.from_dict(data["facts"])
+            return FileFacts.from_row(data["facts"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None   # missing, corrupt or foreign: rebuilt by the caller
 
@@ -60,7 +62,7 @@ class FactsCache:
         if not self.writable:
             return
         target = self._path(key)
-        data = json.dumps({"schema": SCHEMA, "key": key, "facts": facts.to_dict()}, separators=(",", ":"))
+        data = json.dumps({"schema": SCHEMA, "key": key, "facts": facts.to_row()}, separators=(",", ":"))
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             replace(target, data.encode("utf-8"), 0o600, durable=False)

@@ -9,7 +9,6 @@ line on stderr with the help command to run, exit 2 (cli.main prints it).
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import sys
 from collections.abc import Callable
@@ -210,6 +209,8 @@ def parse(args: list[str]) -> argparse.Namespace | None:
         return None
     command = parser.commands.get(words[0])
     if command is None:
+        import difflib  # only a mistyped command needs it
+
         near = difflib.get_close_matches(words[0], sorted(parser.commands), n=1)
         raise UsageError(f"no such command {words[0]!r}" + (f"; did you mean {near[0]!r}?" if near else ""),
                          parser.prog)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from .profile import Profile
 from .records import Call, Return
@@ -63,7 +64,16 @@ def _match(patterns: list[str], text: str) -> str | None:
 
 def _names_any(text: str, words: list[str]) -> bool:
     """Does TEXT hold one of WORDS as a word (any case; `result.decision == Decision.DENY` names decision, deny)?"""
-    return any(re.search(rf"(?i)(?<![A-Za-z0-9]){re.escape(w)}(?![A-Za-z0-9])", text) for w in words if w)
+    wanted = tuple(w for w in words if w)
+    return bool(wanted) and _one_of(wanted, r"(?<![A-Za-z0-9])", r"(?![A-Za-z0-9])").search(text) is not None
+
+
+@cache
+def _one_of(words: tuple[str, ...], before: str, after: str) -> re.Pattern[str]:
+    """BEFORE, any one of WORDS (any case), AFTER: one pattern compiled once for a profile's whole list, where a
+    pattern for each word was compiled for each (a profile lists dozens of words, and compiling is most of what
+    a warm scan spends in this module)."""
+    return re.compile(rf"(?i){before}(?:{'|'.join(re.escape(w) for w in words)}){after}")
 
 
 def _said(ret: Return, profile: Profile, extra: bool = True) -> str:
@@ -263,13 +273,15 @@ def input_evidence(site: Call | Return, profile: Profile, code_area: str | None 
 def _read_path(function: str, guards: list[str], profile: Profile) -> str | None:
     words = _classify(profile, "read_names")
     name = function.rsplit(".", 1)[-1]
-    for word in words:
-        if re.search(rf"(?i)(^|_){re.escape(word)}(_|$)", name):
-            return f"{name} answers a read ({word})"
+    if not words:
+        return None
+    if _one_of(tuple(words), "(?:^|_)", "(?:_|$)").search(name):
+        word = next(w for w in words if re.search(rf"(?i)(^|_){re.escape(w)}(_|$)", name))
+        return f"{name} answers a read ({word})"
     for guard in guards:
         if guard.startswith("not (") or " not in " in guard:   # the branch where the command is NOT that one
             continue
-        if ("==" in guard or " in " in guard) and any(re.search(rf"(?i)\b{re.escape(w)}\b", guard) for w in words):
+        if ("==" in guard or " in " in guard) and _one_of(tuple(words), r"\b", r"\b").search(guard):
             return f"under `if {guard}` (a read or status command)"
     return None
 
@@ -287,13 +299,22 @@ def precondition(guards: list[str], message: str | None, profile: Profile) -> st
     name = next((g for g in tested.groups() if g), "") if tested else ""
     head = spaced(name.rsplit(".", 1)[-1]).lower().split()[-1:] if name else []
     said = spaced(message or "").lower()
-    after = r"(?:$|[.,:;!?)]|\s+(?:provided|given|configured|available|found|set|connected|running|loaded)\b)"
-    for word in _classify(profile, "precondition_words"):
-        w = re.escape(word.lower())
-        if word.lower() in head or re.search(
-                rf"\bno\s+(?:\w+\s+)?{w}{after}|\b{w}\s+(?:is\s+|was\s+)?(?:not\b|missing\b|unavailable\b)", said):
+    words = _classify(profile, "precondition_words")
+    # the whole list in one pattern first: most messages name none of the words, and then no word's own
+    # pattern is compiled
+    stated = bool(words) and _missing(tuple(word.lower() for word in words)).search(said) is not None
+    for word in words:
+        if word.lower() in head or (stated and _missing((word.lower(),)).search(said)):
             return word
     return None
+
+
+@cache
+def _missing(words: tuple[str, ...]) -> re.Pattern[str]:
+    """`no X`, `X not found`, `X is missing`, for X one of WORDS (lower case, as the text it searches)."""
+    w = "(?:" + "|".join(re.escape(word) for word in words) + ")"
+    after = r"(?:$|[.,:;!?)]|\s+(?:provided|given|configured|available|found|set|connected|running|loaded)\b)"
+    return re.compile(rf"\bno\s+(?:\w+\s+)?{w}{after}|\b{w}\s+(?:is\s+|was\s+)?(?:not\b|missing\b|unavailable\b)")
 
 
 def empty_state(function: str, guards: list[str], message: str | None, profile: Profile) -> str | None:

@@ -26,17 +26,16 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache, cached_property
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import UserError
-from .records import Call
 
 if TYPE_CHECKING:  # pragma: no cover
     from .names import Names
+    from .records import Call
 
-BUILTIN_PACKAGE = "reply_audit.profiles"
+BUILTIN_FOLDER = Path(__file__).with_name("profiles")   # shipped in the package (never zipped: pip unpacks wheels)
 DEFAULT_PROFILE = "canonical"
 PYPROJECT_TABLE = ("tool", "reply-audit")
 
@@ -57,8 +56,7 @@ CODE_GROUPS = ("layer", "area", "type", "number")
 
 def builtin_names() -> list[str]:
     """Names of the profiles shipped with reply-audit."""
-    folder = resources.files(BUILTIN_PACKAGE)
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".toml"))
+    return sorted(p.name[:-5] for p in BUILTIN_FOLDER.iterdir() if p.name.endswith(".toml"))
 
 
 def _read_toml(text: str, origin: str) -> dict[str, Any]:
@@ -74,7 +72,7 @@ def _load_builtin(name: str) -> dict[str, Any]:
             f"unknown profile {name!r}; built-in profiles are: {', '.join(builtin_names())} "
             "(or pass a path to a .toml profile file)"
         )
-    text = resources.files(BUILTIN_PACKAGE).joinpath(f"{name}.toml").read_text(encoding="utf-8")
+    text = BUILTIN_FOLDER.joinpath(f"{name}.toml").read_text(encoding="utf-8")
     return _read_toml(text, f"built-in profile {name!r}")
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 
@@ -55,6 +54,8 @@ def replace(path: Path, data: bytes, mode: int, durable: bool = True) -> None:
     The temporary file never outlives a failure."""
     tmp = None
     try:
+        import tempfile  # only a write needs it
+
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".reply-audit.tmp")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -9,7 +9,7 @@ Lines are 1-based, columns 0-based, as in `ast`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
 from typing import Any, cast, get_args, get_origin, get_type_hints
 
@@ -294,12 +294,16 @@ class FileFacts:
                                                              # dict's code key, a comparison): it uses that registry
     lone_cr: bool = False      # has lines ended by a lone `\r` (old Mac), which libcst cannot reproduce exactly
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_row(self) -> list[Any]:
+        """This record as nested JSON lists, each dataclass its fields' values in order (the facts cache's
+        form: no key repeated in each of thousands of records, and rebuilt by position)."""
+        return cast("list[Any]", _encoder(FileFacts)(self))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> FileFacts:
-        return cast(FileFacts, _build(cls, data))
+    def from_row(cls, row: list[Any]) -> FileFacts:
+        """The record `to_row` gave ROW (after a JSON round trip); ValueError or TypeError when ROW has
+        another shape."""
+        return cast(FileFacts, _decoder(FileFacts)(row))
 
 
 @cache
@@ -311,53 +315,78 @@ def _plan(tp: type) -> tuple[tuple[str, Any], ...]:
 
 @cache
 def _plain(tp: Any) -> bool:
-    """Is a value of type TP used as it is (no dataclass inside)?"""
+    """Is a value of type TP the same in JSON (no dataclass or tuple inside)?"""
     if is_dataclass(tp) or get_origin(tp) is tuple:   # JSON turns tuples into lists: rebuild them
         return False
     return all(_plain(arg) for arg in get_args(tp) if arg is not type(None) and arg is not Ellipsis)
-
-
-def _build(tp: Any, value: Any) -> Any:
-    """Rebuild nested dataclasses from `asdict` output (for caches and workers)."""
-    return _decoder(tp)(value)
 
 
 def _same(value: Any) -> Any:
     return value
 
 
+def _member(tp: Any) -> Any:
+    """The type an `X | None` holds (TP itself when it is no union with None)."""
+    args = get_args(tp)
+    if args and type(None) in args and get_origin(tp) not in (list, tuple, dict):
+        return next(a for a in args if a is not type(None))
+    return tp
+
+
+@cache
+def _encoder(tp: Any) -> Callable[[Any], Any]:
+    """A function that turns a value of type TP into its row form (see `FileFacts.to_row`), made once per type."""
+    tp = _member(tp)
+    if isinstance(tp, type) and is_dataclass(tp):
+        parts: list[tuple[str, Callable[[Any], Any] | None]] = []
+
+        def encode(value: Any) -> Any:
+            if value is None:
+                return None
+            if not parts:   # resolved on first use, so a type may contain itself
+                parts.extend((name, None if _plain(ftype) else _encoder(ftype)) for name, ftype in _plan(tp))
+            return [getattr(value, name) if part is None else part(getattr(value, name)) for name, part in parts]
+        return encode
+    origin, args = get_origin(tp), get_args(tp)
+    if origin in (list, tuple) and not _plain(args[0]):
+        item = _encoder(args[0])
+        return lambda value: None if value is None else [item(v) for v in value]
+    if origin is dict and len(args) == 2 and not _plain(args[1]):
+        member = _encoder(args[1])
+        return lambda value: None if value is None else {k: member(v) for k, v in value.items()}
+    return _same
+
+
 @cache
 def _decoder(tp: Any) -> Callable[[Any], Any]:
-    """A function that rebuilds a value of type TP from its `asdict` output, made once per type: a warm scan
+    """A function that rebuilds a value of type TP from its row form, made once per type: a warm scan
     rebuilds every file's facts, so the type is read here once instead of at every value."""
+    tp = _member(tp)
     if isinstance(tp, type) and is_dataclass(tp):
         return _dataclass_decoder(tp)
     origin, args = get_origin(tp), get_args(tp)
-    if origin is list:
-        item = _decoder(args[0]) if not _plain(args[0]) else None
-        return (lambda value: None if value is None else list(value)) if item is None else \
-            (lambda value: None if value is None else [item(v) for v in value])
-    if origin is tuple:
-        return lambda value: None if value is None else tuple(value)
+    if origin in (list, tuple):
+        make: Callable[[Any], Any] = list if origin is list else tuple
+        if _plain(args[0]):
+            return lambda value: None if value is None else make(value)
+        item = _decoder(args[0])
+        return lambda value: None if value is None else make([item(v) for v in value])
     if origin is dict:
-        value_type = args[1] if len(args) == 2 else None
-        if isinstance(value_type, type) and is_dataclass(value_type):
-            member = _decoder(value_type)
-            return lambda value: None if value is None else {k: member(v) for k, v in value.items()}
-        return lambda value: None if value is None else dict(value)
-    if args and type(None) in args:  # Optional[X]
-        return _decoder(next(a for a in args if a is not type(None)))
+        member = _decoder(args[1]) if len(args) == 2 and not _plain(args[1]) else None
+        return (lambda value: None if value is None else dict(value)) if member is None else \
+            (lambda value: None if value is None else {k: member(v) for k, v in value.items()})
     return _same
 
 
 def _dataclass_decoder(tp: type) -> Callable[[Any], Any]:
-    parts: list[tuple[str, Callable[[Any], Any] | None]] = []
+    parts: list[Callable[[Any], Any] | None] = []
 
     def decode(value: Any) -> Any:
         if value is None:
             return None
         if not parts:   # resolved on first use, so a type may contain itself
-            parts.extend((name, None if _plain(ftype) else _decoder(ftype)) for name, ftype in _plan(tp))
-        return tp(**{name: (value[name] if part is None else part(value[name]))
-                     for name, part in parts if name in value})
+            parts.extend(None if _plain(ftype) else _decoder(ftype) for _, ftype in _plan(tp))
+        if type(value) is not list or len(value) != len(parts):
+            raise ValueError(f"a {tp.__name__} row has {len(parts)} fields")
+        return tp(*[v if part is None else part(v) for part, v in zip(parts, value)])
     return decode
