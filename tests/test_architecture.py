@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, set[str]]] = [
                            "facts.walking",
                            "facts.extract",
                            "file_facts"}),
-    ("the scan: cache, pool, index", {"cache", "workers", "index", "scan"}),
+    ("the scan: cache, pool, index, report memo", {"cache", "workers", "index", "scan", "memo"}),
     ("rules and compliance", {"rules.*", "compliance"}),
     ("evaluation", {"engine"}),
     ("plan and codemods", {"codemods.*"}),

@@ -7,10 +7,10 @@ import textwrap
 import pytest
 
 from reply_audit.engine import evaluate
+from reply_audit.errors import SEVERITIES
 from reply_audit.profile import load_profile
 from reply_audit.report.rules_doc import rules_markdown
 from reply_audit.rules import all_rules
-from reply_audit.rules.base import SEVERITIES
 from reply_audit.scan import scan
 from support import EXAMPLE, REPO, write_tree
 

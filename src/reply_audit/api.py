@@ -20,19 +20,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .codemods.planner import evaluate_fixable, mark_fixable
-from .engine import FAIL_LEVELS, exit_code, failing
-from .errors import EXIT_FINDINGS, EXIT_OK, UserError
+from .errors import EXIT_FINDINGS, EXIT_OK, FAIL_LEVELS, UserError
+from .lazy import lazy_module
 from .profile import Profile, load_profile, project_root, with_excludes
-from .rules.base import Evaluation, Finding
-from .scan import ScanResult, rescan
-from .scan import scan as _scan
 
 if TYPE_CHECKING:  # pragma: no cover
+    from . import engine
+    from . import scan as scanning
+    from .codemods import planner
+    from .discovery import Gathered
     from .index import Inventory
+    from .rules.base import Evaluation, Finding
+    from .scan import ScanResult
+else:   # imported when first used: a scan whose report the memo holds never loads the rules or the index
+    engine = lazy_module("reply_audit.engine")
+    planner = lazy_module("reply_audit.codemods.planner")
+    scanning = lazy_module("reply_audit.scan")
 
-__all__ = ["Audit", "Evaluation", "HookOutcome", "MigrateOutcome", "Profile", "ScanResult", "ScorecardOutcome",
-           "audit", "evaluate", "hook", "load_profile", "migrate", "render", "scan", "scorecard", "split"]
+__all__ = ["Audit", "Evaluation", "HookOutcome", "MigrateOutcome", "Profile", "Report", "ScanResult",
+           "ScorecardOutcome", "audit", "evaluate", "hook", "load_profile", "migrate", "render", "report", "scan",
+           "scorecard", "split"]
+
+
+def __getattr__(name: str) -> Any:
+    """The records this module names for its users, imported when first asked for."""
+    if name in ("Evaluation", "Finding"):
+        from .rules import base
+
+        return getattr(base, name)
+    if name == "ScanResult":
+        return scanning.ScanResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 Progress = Callable[[str, int, int], None]
 
@@ -99,7 +117,7 @@ def scan(path: Path, profile: Profile | None = None, mapping_paths: list[Path] |
     """The facts and inventory of PATH (a folder or one file), under PROFILE (default: the one PATH's
     configuration names, found as `reply-audit scan` finds it)."""
     _existing(path)
-    return _scan(path, profile or settings(path), mapping_paths, display_root=path.as_posix(), jobs=jobs,
+    return scanning.scan(path, profile or settings(path), mapping_paths, display_root=path.as_posix(), jobs=jobs,
                  cache_dir=cache_dir, progress=progress)
 
 
@@ -107,7 +125,7 @@ def evaluate(result: ScanResult, select: list[str] | None = None, ignore: list[s
              baseline: Counter[str] | None = None) -> Evaluation:
     """The findings of RESULT that count (selection, suppressions, a baseline), each one `migrate` would fix
     marked `fixable`."""
-    return evaluate_fixable(result, select, ignore, baseline)
+    return planner.evaluate_fixable(result, select, ignore, baseline)
 
 
 @dataclass
@@ -122,7 +140,7 @@ class Audit:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_OK if self.skipped else exit_code(self.evaluation, self.fail_on)
+        return EXIT_OK if self.skipped else engine.exit_code(self.evaluation, self.fail_on)
 
 
 def audit(path: Path, *, profile: str | None = None, config: Path | None = None,
@@ -132,23 +150,110 @@ def audit(path: Path, *, profile: str | None = None, config: Path | None = None,
           force_exclude: bool = False, jobs: int | None = None, cache_dir: Path | None = None,
           no_cache: bool = False, progress: Progress | None = None) -> Audit:
     """`reply-audit scan`: every setting checked before anything is read, then the scan and its evaluation."""
-    from .engine import load_baseline
-
-    _existing(path)
     notes: list[str] = []
+    effective, level, skipped = _checked(path, profile, config, fail_on, exclude, extend_exclude, force_exclude,
+                                         notes)
+    if skipped:
+        return _skipped(path, effective, level, notes)
+    return _audited(path, effective, level, notes, mapping, select, ignore, baseline, jobs,
+                    cache_folder(path, cache_dir, no_cache), progress)
+
+
+def _checked(path: Path, profile: str | None, config: Path | None, fail_on: str | None,
+             exclude: Iterable[str] | None, extend_exclude: Iterable[str] | None, force_exclude: bool,
+             notes: list[str]) -> tuple[Profile, str, bool]:
+    """The effective profile of a scan of PATH, its fail level, and whether PATH is excluded."""
+    _existing(path)
     effective, skipped = selected(path, settings(path, profile, config, notes=notes), exclude, extend_exclude,
                                   force_exclude)
-    level = fail_level(fail_on, effective)
-    if skipped:
-        notes.append(f"{path.as_posix()} is excluded (--force-exclude): nothing to check")
-        return Audit(ScanResult(path.parent, path.as_posix(), effective, [], _empty_inventory()), Evaluation(),
-                     level, skipped=True, notes=notes)
-    known = load_baseline(baseline) if baseline else None
-    result = _scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=jobs,
-                   cache_dir=cache_folder(path, cache_dir, no_cache), progress=progress)
+    return effective, fail_level(fail_on, effective), skipped
+
+
+def _skipped(path: Path, effective: Profile, level: str, notes: list[str]) -> Audit:
+    notes.append(f"{path.as_posix()} is excluded (--force-exclude): nothing to check")
+    from .rules.base import Evaluation
+
+    return Audit(scanning.ScanResult(path.parent, path.as_posix(), effective, [], _empty_inventory()),
+                 Evaluation(), level, skipped=True, notes=notes)
+
+
+def _audited(path: Path, effective: Profile, level: str, notes: list[str], mapping: list[Path] | None,
+             select: Iterable[str] | None, ignore: Iterable[str] | None, baseline: Path | None, jobs: int | None,
+             cache: Path | None, progress: Progress | None, gathered: Gathered | None = None) -> Audit:
+    known = engine.load_baseline(baseline) if baseline else None
+    result = scanning.scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=jobs,
+                           cache_dir=cache, progress=progress, gathered=gathered)
     evaluation = evaluate(result, split(select), split(ignore), known)   # (checks --select and --ignore)
     _no_files(path, result, "check")
     return Audit(result, evaluation, level, notes=notes)
+
+
+@dataclass
+class Report:
+    """What `reply-audit scan` prints: the report in its format, the exit code, and the notes for stderr.
+    REMEMBERED: the report memo held it (nothing it depends on had changed since a scan made it)."""
+
+    text: str
+    exit_code: int
+    notes: list[str] = field(default_factory=list)
+    skipped: bool = False          # PATH was excluded (--force-exclude): nothing was checked, nothing to print
+    remembered: bool = False
+
+
+def report(path: Path, *, format: str = "table", show_suppressed: bool = False, mode: str = "findings",
+           colour: bool = False, profile: str | None = None, config: Path | None = None,
+           mapping: list[Path] | None = None, select: Iterable[str] | None = None,
+           ignore: Iterable[str] | None = None, fail_on: str | None = None, baseline: Path | None = None,
+           exclude: Iterable[str] | None = None, extend_exclude: Iterable[str] | None = None,
+           force_exclude: bool = False, jobs: int | None = None, cache_dir: Path | None = None,
+           no_cache: bool = False, progress: Progress | None = None) -> Report:
+    """`reply-audit scan` as printed: `audit` then `render`; or, with a cache, the report a scan with the same
+    inputs already made (`memo`: every file read and every setting is part of its key)."""
+    from .discovery import gather
+    from .memo import Remembered, ReportMemo
+
+    notes: list[str] = []
+    effective, level, skipped = _checked(path, profile, config, fail_on, exclude, extend_exclude, force_exclude,
+                                         notes)
+    if skipped:
+        return Report("", _skipped(path, effective, level, notes).exit_code, notes, skipped=True)
+    cache = cache_folder(path, cache_dir, no_cache)
+    gathered = gather(path, effective.scan_list("include"), effective.scan_list("exclude"))
+    memo = ReportMemo(cache) if cache is not None else None
+    key = _report_key(path, effective, gathered, level, mapping, select, ignore, baseline,
+                      (format, show_suppressed, mode, colour)) if memo is not None else ""
+    hit = memo.get(key) if memo is not None else None
+    if hit is not None:
+        return Report(hit.text, hit.exit_code, notes, remembered=True)
+    done = _audited(path, effective, level, notes, mapping, select, ignore, baseline, jobs, cache, progress,
+                    gathered)
+    text = render(done, format, show_suppressed=show_suppressed, mode=mode, colour=colour)
+    if memo is not None:
+        memo.put(key, Remembered(text, done.exit_code))
+    return Report(text, done.exit_code, notes)
+
+
+def _report_key(path: Path, effective: Profile, gathered: Gathered, level: str, mapping: list[Path] | None,
+                select: Iterable[str] | None, ignore: Iterable[str] | None, baseline: Path | None,
+                shown: tuple[str, bool, str, bool]) -> str:
+    """The report memo's key: every input of a scan's report (see `memo`)."""
+    from .discovery import precommit_path
+    from .memo import ReportKey
+
+    key = ReportKey()
+    key.add_json("command", {"path": path.as_posix(), "cwd": os.getcwd(), "select": split(select),
+                             "ignore": split(ignore), "fail_on": level, "shown": shown,
+                             "mapping": [os.fspath(m) for m in mapping or []], "baseline": baseline})
+    key.add_json("profile", [effective.name, effective.sources, effective.data])
+    key.add_tree(gathered)
+    root = gathered.found.root
+    for rel in effective.section("mappings").get("files", []):
+        key.add_file("mapping", root / rel)
+    for extra in mapping or []:
+        key.add_file("mapping", extra)
+    key.add_file("baseline", baseline)
+    key.add_file("pre-commit", precommit_path(root))
+    return key.hexdigest()
 
 
 def _empty_inventory() -> Inventory:
@@ -242,7 +347,7 @@ def migrate(path: Path, *, select: Iterable[str] | None = None, phase: int | Non
         outcome.settled = True
         return outcome
     reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
-    scanned = _scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=None,
+    scanned = scanning.scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=None,
                     cache_dir=cache_folder(path), progress=progress)   # the cache and the pool, as scan
     _no_files(path, scanned, "migrate")
     outcome.result = run_migrate(scanned, chosen, reviewed, progress)
@@ -293,7 +398,7 @@ class HookOutcome:
 
     @property
     def exit_code(self) -> int:
-        return exit_code(self.evaluation, self.fail_on)
+        return engine.exit_code(self.evaluation, self.fail_on)
 
 
 def hook(files: Iterable[Path], root: Path = Path("."), *, profile: str | None = None,
@@ -319,13 +424,13 @@ def hook(files: Iterable[Path], root: Path = Path("."), *, profile: str | None =
         except ValueError:
             continue   # a file outside --root (a commit touching docs/ beside src/): not this hook's
     cache = cache_folder(root)
-    result = _scan(root, effective, jobs=None, cache_dir=cache)
+    result = scanning.scan(root, effective, jobs=None, cache_dir=cache)
     evaluation = plain_evaluate(result)
     evaluation.findings = [f for f in evaluation.findings if f.path in wanted]
     if evaluation.findings and not all_findings:
         evaluation.findings = _new_against_head(result, evaluation.findings, wanted, cache)
     if evaluation.findings:   # the codemods (and libcst) are loaded only when there is something to mark
-        mark_fixable(result, evaluation.findings)
+        planner.mark_fixable(result, evaluation.findings)
     return HookOutcome(result, evaluation, level, len(wanted))
 
 
@@ -341,7 +446,8 @@ def _new_against_head(result: ScanResult, findings: list[Finding], wanted: set[s
     before = {rel: data for rel in sorted(wanted) if (data := show(result.root, f"HEAD:./{rel}")) is not None}
     if not before:
         return findings
-    old = {f.fingerprint for f in plain_evaluate(rescan(result, before, cache_dir)).findings if f.path in before}
+    earlier = plain_evaluate(scanning.rescan(result, before, cache_dir))
+    old = {f.fingerprint for f in earlier.findings if f.path in before}
     return [f for f in findings if f.path not in before or f.fingerprint not in old]
 
 
@@ -353,7 +459,7 @@ class ScorecardOutcome:
 
     @property
     def exit_code(self) -> int:
-        return EXIT_FINDINGS if failing(self.delta.introduced, self.fail_on) else EXIT_OK
+        return EXIT_FINDINGS if engine.failing(self.delta.introduced, self.fail_on) else EXIT_OK
 
 
 def scorecard(path: Path, base: str, head: str = "HEAD", *, base_tip: bool = False, profile: str | None = None,

@@ -19,10 +19,13 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
-from .facts.model import FileFacts
 from .safe_write import WriteRefused, replace
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .facts.model import FileFacts
 
 SCHEMA = "reply-audit-cache/2"   # 2: facts as rows (each record its values in field order)
 DEFAULT_DIR = ".reply-audit-cache"
@@ -49,6 +52,8 @@ class FactsCache:
         return f"{self._prefix}{key[:2]}{os.sep}{key}.json"
 
     def get(self, key: str) -> FileFacts | None:
+        from .facts.model import FileFacts  # here, not at the top: naming the cache folder needs no records
+
         try:
             with open(self._file(key), "rb") as entry:
                 data = json.loads(entry.read())

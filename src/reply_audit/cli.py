@@ -30,24 +30,28 @@ def scan(a: argparse.Namespace) -> int:
     (md, json), or CI formats (sarif, github, csv)."""
     if a.statistics + a.verbose + a.quiet > 1:
         raise UserError("--statistics, --verbose and --quiet exclude each other")
-    with Progress() as progress:
-        audit = api.audit(a.path, profile=a.profile, config=a.config, mapping=a.mapping, select=a.select,
-                          ignore=a.ignore, fail_on=a.fail_on, baseline=a.baseline, exclude=a.exclude,
-                          extend_exclude=a.extend_exclude, force_exclude=a.force_exclude, jobs=a.jobs,
-                          cache_dir=a.cache_dir, no_cache=a.no_cache, progress=progress)
-    _say_all(audit.notes)
-    if audit.skipped:
-        return EXIT_OK
+    options = dict(profile=a.profile, config=a.config, mapping=a.mapping, select=a.select, ignore=a.ignore,
+                   fail_on=a.fail_on, baseline=a.baseline, exclude=a.exclude, extend_exclude=a.extend_exclude,
+                   force_exclude=a.force_exclude, jobs=a.jobs, cache_dir=a.cache_dir, no_cache=a.no_cache)
     if a.write_baseline is not None:
         from .engine import baseline_text
 
+        with Progress() as progress:
+            audit = api.audit(a.path, progress=progress, **options)
+        _say_all(audit.notes)
+        if audit.skipped:
+            return EXIT_OK
         write_output(baseline_text(audit.evaluation.findings), a.write_baseline)
         say(f"wrote {len(audit.evaluation.findings)} findings to {a.write_baseline}")
         return EXIT_OK
     mode = "statistics" if a.statistics else "verbose" if a.verbose else "quiet" if a.quiet else "findings"
-    write_output(api.render(audit, a.format, show_suppressed=a.show_suppressed, mode=mode,
-                            colour=a.out is None and colour()), a.out)
-    return audit.exit_code
+    with Progress() as progress:
+        done = api.report(a.path, format=a.format, show_suppressed=a.show_suppressed, mode=mode,
+                          colour=a.out is None and colour(), progress=progress, **options)
+    _say_all(done.notes)
+    if not done.skipped:
+        write_output(done.text, a.out)
+    return done.exit_code
 
 
 @opt.command("migrate", opt.MigratePath, opt.Codemods, opt.Phase, opt.Apply, opt.Check, opt.AllowDirty, opt.Force,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -156,8 +156,11 @@ def command(name: str, *params: Opt | Arg) -> Callable[[Callable[..., Any]], Cal
     return register
 
 
-def build() -> Parser:
-    """The whole command line: one sub-parser per command, a group (profile, cache) holding its own."""
+def build(args: Sequence[str] | None = None) -> Parser:
+    """The whole command line: one sub-parser per command, a group (profile, cache) holding its own. With ARGS,
+    only the commands they can name get their options (every command keeps its name and help): building all
+    fifteen costs as much as a warm scan's whole discovery."""
+    named = None if args is None else set(args)
     root = Parser(prog=PROG, description=ABOUT, allow_abbrev=False)
     root.add_argument("--version", action="store_true", help="Print the version and exit.")
     commands = root.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
@@ -172,9 +175,10 @@ def build() -> Parser:
                 members[head] = group.add_subparsers(dest="subcommand", metavar="COMMAND", parser_class=Parser)
             where, above = members[head], root.commands[head]
         about = " ".join((cmd.run.__doc__ or "").split())
+        params = cmd.params if named is None or set(name.split()) <= named else ()
         one = above.commands[sub or head] = add(where.add_parser(
             sub or head, help=re.split(r"\.\s", about)[0].rstrip(".") + ".", description=about,
-            allow_abbrev=False), *cmd.params)
+            allow_abbrev=False), *params)
         one.set_defaults(run=cmd.run)
     return root
 
@@ -190,7 +194,7 @@ def parse(args: list[str]) -> argparse.Namespace | None:
     arguments in any order (`hook a.py --all b.py`). The namespace's `run` is the command's function and
     `version` the global flag; None when no command was given (the help was shown). A bad command line raises
     UsageError; `--help` exits."""
-    parser = build()
+    parser = build(args)
     at = _first_word(args)
     found = _known(parser, [a for a in args[:at] if a != "--"])   # `--version`, `-h`; `--` before a command
     if found.version:

@@ -19,13 +19,13 @@ from pathlib import Path, PurePosixPath
 
 from .codemods.planner import evaluate_fixable as evaluate
 from .compliance import Requirement, requirements
-from .discovery import select
+from .discovery import PRECOMMIT_FILES, select
 from .errors import UserError
 from .gitrev import Revision, list_files, read_blobs
 from .mappings import load_mapping_bytes, load_mapping_file
 from .profile import Profile
 from .rules.base import Evaluation, Finding, RuleContext
-from .scan import PRECOMMIT_FILES, ScanResult, scan_sources, tooling_facts
+from .scan import ScanResult, scan_sources, tooling_facts
 
 
 @dataclass

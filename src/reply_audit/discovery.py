@@ -1,10 +1,12 @@
-"""Finding the Python files of a scan.
+"""Finding the Python files of a scan, and reading them once.
 
 Walks the tree below a root, in sorted order, skipping the profile's excluded
 directory names; it never follows a symbolic link to a directory (no loops,
 nothing outside the tree) and takes a linked file only when its target lies
 inside the root. Unreadable directories are reported, not fatal. In a git work tree,
 what its `.gitignore` files ignore is left out too (`gitignored`).
+`read_sources` reads each file found once: the facts cache, the extraction
+and the report memo all work from those bytes.
 """
 
 from __future__ import annotations
@@ -169,3 +171,52 @@ def discover(root: Path, include: list[str], exclude: list[str],
         stack.extend(reversed(subdirs))
     found.files.sort()
     return found
+
+
+Source = tuple[str, "bytes | OSError"]   # a file's relative path and its bytes, or why they could not be read
+
+
+def read_sources(root: Path, rels: list[str]) -> list[Source]:
+    """The bytes of each of RELS below ROOT, in their order; a file that cannot be read carries the error."""
+    out: list[Source] = []
+    for rel in rels:
+        try:
+            out.append((rel, (root / rel).read_bytes()))
+        except OSError as exc:
+            out.append((rel, exc))
+    return out
+
+
+@dataclass
+class Gathered:
+    """What a scan reads of a tree: the files found and their bytes (SOURCES, in the order of FOUND.files)."""
+
+    found: Discovered
+    sources: list[Source]
+
+
+def gather(root: Path, include: list[str], exclude: list[str]) -> Gathered:
+    """The Python files below ROOT (or ROOT itself) that INCLUDE takes and neither EXCLUDE nor git ignores,
+    read."""
+    found = discover(root, include, exclude, gitignored(root) if root.is_dir() else frozenset())
+    return Gathered(found, read_sources(found.root, found.files))
+
+
+PRECOMMIT_FILES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
+
+
+def precommit_path(root: Path) -> Path | None:
+    """The pre-commit configuration a scan of ROOT reads: ROOT's own, else (a subfolder scan) the repository's,
+    found up to its root; None when there is none."""
+    for name in PRECOMMIT_FILES:
+        path = root / name
+        if path.is_file():
+            return path
+        folder = root.resolve()
+        for parent in folder.parents if not (folder / ".git").exists() else ():
+            if (parent / name).is_file():
+                return parent / name
+            if (parent / ".git").exists():
+                break
+    return None
+

@@ -12,14 +12,13 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from .errors import EXIT_FINDINGS, EXIT_OK, UserError
+from .errors import EXIT_FINDINGS, EXIT_OK, SEVERITIES, UserError
 from .profile import Profile
 from .rules import all_rules
-from .rules.base import SEVERITIES, Evaluation, Finding, Rule, RuleContext
+from .rules.base import Evaluation, Finding, Rule, RuleContext
 from .scan import ScanResult
 
 BASELINE_SCHEMA = "reply-audit-baseline/1"
-FAIL_LEVELS = (*SEVERITIES, "none")
 
 
 def _matches(rule_id: str, patterns: list[str]) -> bool:

@@ -1,7 +1,8 @@
-"""Errors the user can fix: each carries a one-line message and an exit code.
+"""Exit codes, the levels that decide them, and errors the user can fix (each with a one-line message).
 
 The CLI turns a `UserError` into that line on stderr and the exit code; nothing
 that a user's input or configuration can cause should surface as a traceback.
+A run fails (EXIT_FINDINGS) on a finding at or above its fail level.
 """
 
 from __future__ import annotations
@@ -9,6 +10,9 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+
+SEVERITIES = ("critical", "high", "medium", "low")   # a finding's severity, most severe first
+FAIL_LEVELS = (*SEVERITIES, "none")                   # --fail-on: the least severe finding that fails a run
 
 
 class UserError(Exception):

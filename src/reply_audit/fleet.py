@@ -15,8 +15,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from .errors import UserError
-from .rules.base import SEVERITIES
+from .errors import SEVERITIES, UserError
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

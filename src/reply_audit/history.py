@@ -23,16 +23,16 @@ from typing import TYPE_CHECKING, Any
 
 from .codemods.planner import evaluate_fixable as evaluate
 from .compliance import requirements
-from .discovery import is_test_path, select
-from .errors import UserError
+from .discovery import PRECOMMIT_FILES, is_test_path, select
+from .errors import SEVERITIES, UserError
 from .facts.extract import FactsExtractor
 from .facts.model import FileFacts
 from .file_facts import facts_for_source
 from .gitrev import _git, list_files, read_blobs
 from .index import ModuleMap
 from .profile import Profile
-from .rules.base import SEVERITIES, RuleContext
-from .scan import PRECOMMIT_FILES, ScanResult, _inventory, tooling_facts
+from .rules.base import RuleContext
+from .scan import ScanResult, _inventory, tooling_facts
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Future

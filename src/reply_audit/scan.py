@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .discovery import discover
+from .discovery import PRECOMMIT_FILES, Gathered, gather, precommit_path
 from .facts.model import FileFacts, MappingFact
 from .file_facts import facts_for_source, new_extractor
 from .index import Inventory, ModuleMap, build_inventory
@@ -51,38 +51,27 @@ class ScanResult:
         return out
 
 
-PRECOMMIT_FILES = (".pre-commit-config.yaml", ".pre-commit-config.yml")
-
-
 def tooling_facts(root: Path, profile: Profile, texts: dict[str, str] | None = None) -> dict[str, object]:
     """Repository-level facts: is a reply-code guard wired into pre-commit? (TEXTS: the files' contents at a
     git revision, instead of reading ROOT.)"""
     patterns = [p.lower() for p in profile.setting("tooling", "guard_patterns")]
-    for name in PRECOMMIT_FILES:
-        path = root / name
-        if texts is None and not path.is_file():   # a subfolder scan: the repository's own file, up to its root
-            folder = root.resolve()
-            for parent in folder.parents if not (folder / ".git").exists() else ():
-                if (parent / name).is_file():
-                    path = parent / name
-                    break
-                if (parent / ".git").exists():
-                    break
-        if texts is not None or path.is_file():
-            try:
-                text = texts.get(name) if texts is not None else path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
-            if text is None:
-                continue
-            lines = text.splitlines()
-            hooks = [
-                {"line": n, "text": line.strip()}
-                for n, line in enumerate(lines, start=1)
-                if re.match(r"\s*-?\s*(id|name|entry)\s*:", line) and any(p in line.lower() for p in patterns)
-            ]
-            return {"precommit_config": name, "guard_hooks": hooks}
-    return {"precommit_config": None, "guard_hooks": []}
+    if texts is not None:
+        found = next(((name, texts[name]) for name in PRECOMMIT_FILES if texts.get(name) is not None), None)
+    else:
+        path = precommit_path(root)
+        try:
+            found = (path.name, path.read_text(encoding="utf-8", errors="replace")) if path else None
+        except OSError:
+            found = None
+    if found is None:
+        return {"precommit_config": None, "guard_hooks": []}
+    name, text = found
+    hooks = [
+        {"line": n, "text": line.strip()}
+        for n, line in enumerate(text.splitlines(), start=1)
+        if re.match(r"\s*-?\s*(id|name|entry)\s*:", line) and any(p in line.lower() for p in patterns)
+    ]
+    return {"precommit_config": name, "guard_hooks": hooks}
 
 
 def load_mappings(root: Path, profile: Profile, extra: list[Path]) -> tuple[list[MappingFact], list[str]]:
@@ -99,21 +88,22 @@ def load_mappings(root: Path, profile: Profile, extra: list[Path]) -> tuple[list
 
 def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
          display_root: str | None = None, jobs: int | None = 1, cache_dir: Path | None = None,
-         progress: Callable[[str, int, int], None] | None = None) -> ScanResult:
+         progress: Callable[[str, int, int], None] | None = None, gathered: Gathered | None = None) -> ScanResult:
     """Scan ROOT. JOBS: processes for extraction (1: this one; None: one per CPU for a large tree).
-    CACHE_DIR: keep and reuse facts per file there (None: no cache). PROGRESS(stage, done, total)."""
+    CACHE_DIR: keep and reuse facts per file there (None: no cache). PROGRESS(stage, done, total). GATHERED:
+    ROOT's files as already read (`discovery.gather`)."""
     from .cache import FactsCache, tag
-    from .discovery import gitignored
-    from .workers import extract_all
+    from .workers import extract_sources
 
-    found = discover(root, profile.scan_list("include"), profile.scan_list("exclude"),
-                     gitignored(root) if root.is_dir() else frozenset())
+    if gathered is None:
+        gathered = gather(root, profile.scan_list("include"), profile.scan_list("exclude"))
+    found = gathered.found
     mapping_facts, mapping_names = load_mappings(found.root, profile, list(mapping_paths or []))
     cache = None
     if cache_dir is not None:
         tag(cache_dir)
         cache = FactsCache(cache_dir, profile.digest)
-    files, stats = extract_all(found.root, found.files, profile, jobs, cache, progress=progress)
+    files, stats = extract_sources(gathered.sources, profile, jobs, cache, progress=progress)
     return ScanResult(root=found.root, display_root=display_root or str(root), profile=profile, files=files,
                       inventory=_inventory(profile, files, mapping_facts, found.problems),
                       mapping_files=mapping_names, tooling=tooling_facts(found.root, profile),

@@ -1,7 +1,7 @@
 """Extracting the facts of many files: from the cache, in this process, or in a pool of processes.
 
-`extract_all` reads every file once, takes what the cache holds (`cache`),
-and extracts the rest, in this process with one job or in a process pool
+`extract_sources` takes the files as read (`discovery.read_sources`), what
+the cache holds of them (`cache`), and extracts the rest, in this process with one job or in a process pool
 with more (each worker builds its own extractor from the profile's data, so
 it works under the `spawn` start method of macOS and Windows as well as under
 `fork`). Results come back in the order of the file list, whatever the
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .cache import FactsCache, key_of
+from .discovery import Source, read_sources
 from .facts.model import FileFacts
 from .file_facts import facts_for_source, new_extractor, unreadable_facts
 from .profile import Profile
@@ -118,15 +119,20 @@ def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None 
                 progress: Callable[[str, int, int], None] | None = None,
                 ) -> tuple[list[FileFacts], ExtractStats]:
     """The facts of RELS below ROOT, in their order; PROGRESS("parsing", done, total) as files are parsed."""
+    return extract_sources(read_sources(root, rels), profile, jobs, cache, start_method, progress)
 
-    stats = ExtractStats(files=len(rels))
+
+def extract_sources(sources: list[Source], profile: Profile, jobs: int | None = None,
+                    cache: FactsCache | None = None, start_method: str | None = None,
+                    progress: Callable[[str, int, int], None] | None = None,
+                    ) -> tuple[list[FileFacts], ExtractStats]:
+    """The facts of SOURCES (`discovery.read_sources`), in their order."""
+    stats = ExtractStats(files=len(sources))
     out: dict[str, FileFacts] = {}
     todo: list[tuple[str, bytes, str]] = []
-    for rel in rels:
-        try:
-            source = (root / rel).read_bytes()
-        except OSError as exc:
-            out[rel] = unreadable_facts(rel, profile, exc)
+    for rel, source in sources:
+        if isinstance(source, OSError):
+            out[rel] = unreadable_facts(rel, profile, source)
             continue
         key = key_of(rel, source) if cache is not None else ""
         hit = cache.get(key) if cache is not None else None
@@ -164,4 +170,4 @@ def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None 
         out[rel] = facts
         if cache is not None:
             cache.put(key, facts)
-    return [out[rel] for rel in rels], stats
+    return [out[rel] for rel, _ in sources], stats

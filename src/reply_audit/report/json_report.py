@@ -12,8 +12,9 @@ from dataclasses import asdict, is_dataclass
 from typing import Any
 
 from .. import __version__
+from ..errors import SEVERITIES
 from ..records import Registry, RegistryCode
-from ..rules.base import SEVERITIES, Evaluation, RuleContext
+from ..rules.base import Evaluation, RuleContext
 from ..scan import ScanResult
 from .summary import coverage, summarize
 

@@ -20,7 +20,8 @@ from urllib.parse import quote
 from .. import __version__
 from ..delta import Delta, Side, counts
 from ..engine import failing
-from ..rules.base import SEVERITIES, Finding
+from ..errors import SEVERITIES
+from ..rules.base import Finding
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compliance import Requirement

@@ -15,13 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..errors import SEVERITIES
 from ..records import Builder, Call, Registry, Subject
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..index import Inventory
     from ..profile import Profile
 
-SEVERITIES = ("critical", "high", "medium", "low")
 SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
 
 
