@@ -36,11 +36,62 @@ def test_libcst_fallback_keeps_the_statements_this_python_understands(profile):
         b'CRASH = "MCP-SYS-E-001"\n'
     )
     facts = facts_for_source(source, "m.py", profile)
-    assert facts.parser == "libcst-fallback"
+    assert facts.parser == "fallback"
     assert [(s.line, s.message.split(":")[0]) for s in facts.skipped] == [
         (3, "line 3 (a statement) not read, this Python rejects line 3")]
     assert [(c.code, c.line) for r in facts.registries for c in r.codes] == [
         ("WA-RES-I-001", 1), ("MCP-SYS-E-001", 4)]
+
+
+# A literal's value is this Python's only objection (a Windows path in a plain string): the tokenizer splits the file
+LITERAL_ERRORS = {
+    "bom": b'\xef\xbb\xbfA = "WA-RES-I-001"\nB = "C:\\Users\\x"\nC = 1\n',
+    "crlf class": b'A = 1\r\nclass K:\r\n    x = "C:\\Users"\r\n    def f(self):\r\n        return 1\r\n',
+    "coding": b'# -*- coding: latin-1 -*-\nA = "\xe9"\nB = "\\N{nope}"\n',
+    "decorators": b'import x\n@x.y\n@x.z(1)\nclass K:\n    @property\n    def a(self):\n        return "\\Ux"\n'
+                  b'    b = 2\n',
+    "clauses": b'try:\n    a = "\\U1"\nexcept E:\n    pass\nelse:\n    b = 1\nfinally:\n    c = 2\nd = 3\n',
+    "async": b'async def f():\n    return "\\x1"\nasync def g():\n    return 1\n',
+    "one-line class": b'class K: x = "\\U"\ny = 1\n',
+    "no last newline": b'a = 1\nb = "\\U"',
+    "comments": b'class K:\n    def f(self):\n        return "\\U"\n        # trailing\n    # between\n'
+                b'    def g(self):\n        return 1\n',
+    "multi-line": b'X = {\n    "a": "C:\\Users",\n}\nclass K:\n    """Doc: C:\\Users."""\n    y = (1,\n         2)\n',
+}
+
+
+@pytest.mark.parametrize("source", LITERAL_ERRORS.values(), ids=list(LITERAL_ERRORS))
+def test_the_tokenizer_splits_a_file_exactly_as_libcst_does(source):
+    """Where only a literal's value is wrong, Python's tokenizer splits the file (libcst costs a third of a
+    second to import): the statements kept and lost, and every line reported, are the ones libcst's parser
+    gives."""
+    import ast
+
+    from reply_audit import parsing
+
+    try:
+        ast.parse(source)
+        raise AssertionError("the case must be one this Python rejects")
+    except SyntaxError as exc:
+        problem = parsing._problem(exc)
+    assert problem.message.startswith(parsing.LITERAL_ERRORS)
+    text = parsing._decoded(source)
+    by_tokens = parsing._recover(text, parsing._token_units(text), "m.py", problem)
+    libcst_text, libcst_units = parsing._libcst_units(source)
+    by_libcst = parsing._recover(libcst_text, libcst_units, "m.py", problem)
+    assert by_tokens.parser == "fallback" and by_tokens.skipped
+    assert (by_tokens.skipped, ast.dump(by_tokens.tree)) == (by_libcst.skipped, ast.dump(by_libcst.tree))
+
+
+def test_a_literal_error_is_read_in_part_without_libcst(tmp_path):
+    import subprocess
+
+    (tmp_path / "m.py").write_bytes(LITERAL_ERRORS["decorators"])
+    code = ("import sys; from reply_audit.parsing import parse_source; "
+            f"p = parse_source(open({str(tmp_path / 'm.py')!r}, 'rb').read()); "
+            "print(p.parser, [s.message[:24] for s in p.skipped], 'libcst' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "fallback ['lines 5-7 (K.a) not read'] False"
 
 
 def test_one_unparseable_file_never_stops_a_scan(tmp_path):
@@ -161,7 +212,7 @@ def test_a_newer_fstring_inside_a_class_loses_only_its_method(profile):
     assert [(c.method, c.code, c.line, c.function) for c in facts.calls] == [
         ("success", "WA-READ-S-001", 14, "Actions.read"), ("error", "WA-WRITE-E-001", 17, "Actions.write")]
     if sys.version_info < (3, 12):
-        assert facts.parser == "libcst-fallback"
+        assert facts.parser == "fallback"
         assert [(s.line, s.col, s.message) for s in facts.skipped] == [
             (11, 23, "lines 8-11 (Actions.shout) not read, this Python rejects line 11: f-string: expecting '}'")]
     else:

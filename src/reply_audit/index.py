@@ -323,7 +323,7 @@ class IndexBuilder:
             if f.problem is not None:
                 inv.unparseable.append(Unparseable(path=f.path, line=f.problem.line, col=f.problem.col,
                                                    message=f.problem.message))
-            if f.parser == "libcst-fallback":
+            if f.parser == "fallback":
                 inv.fallback.append(Fallback(path=f.path, skipped=[
                     SkippedLines(line=s.line, col=s.col, message=s.message) for s in f.skipped]))
             for lit in f.code_literals:

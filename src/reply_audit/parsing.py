@@ -1,13 +1,16 @@
-"""Reading and parsing one source file, with a libcst fallback.
+"""Reading and parsing one source file, with a fallback that reads what it can of a file `ast` rejects.
 
 `parse_source` returns an `ast.Module` or a `ParseProblem` (line, column and a
-one-line reason). When `ast` rejects a file, libcst's parser gets a chance
-(it may know newer syntax than the running Python): if libcst accepts the
-module, each top-level statement is tried with `ast` on its own, and inside a
-class this Python rejects, each member (method, nested class, statement). Only
-the units rejected are lost: their lines are blanked (a `pass` keeps a class
-body), so every other line keeps its number, and each loss is listed with the
-lines lost and the real line of the syntax error.
+one-line reason). When `ast` rejects a file, the fallback splits it into its
+top-level statements, and a class into its members (method, nested class,
+statement): by Python's own tokenizer when the grammar accepted the file and
+only a literal's value is wrong (an invalid `\\U` escape in a Windows path),
+else by libcst's parser, which knows syntax newer than the running Python
+(and costs about half a second to import). Each unit
+is tried with `ast` on its own; only the units rejected are lost: their lines
+are blanked (a `pass` keeps a class body), so every other line keeps its
+number, and each loss is listed with the lines lost and the real line of the
+syntax error.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from .facts.model import ParseProblem
 
@@ -22,7 +26,7 @@ from .facts.model import ParseProblem
 @dataclass
 class Parsed:
     tree: ast.Module | None
-    parser: str                                   # ast | libcst-fallback | none
+    parser: str                                   # ast | fallback | none
     problem: ParseProblem | None = None
     skipped: list[ParseProblem] = field(default_factory=list)
 
@@ -64,42 +68,179 @@ def parse_source(source: bytes, path: str = "<file>") -> Parsed:
 
 def _libcst_fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
     try:
-        return _libcst_parse(source, path, problem)
+        return _fallback(source, path, problem)
     except (RecursionError, MemoryError) as exc:
         return Parsed(tree=None, parser="none", problem=_problem(exc))
 
 
-def _libcst_parse(source: bytes, path: str, problem: ParseProblem) -> Parsed:
+@dataclass
+class _Unit:
+    """One statement of a module (decorators included), or of a class body: what the fallback keeps or loses."""
+
+    first: int
+    last: int
+    kind: str = ""                 # function | class | "" (any other statement)
+    name: str | None = None
+    members: list[_Unit] = field(default_factory=list)   # a class's statements, when its body is a block
+
+
+def _fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
+    """Read what this Python can of a module it rejects: split it into statements (by Python's own tokenizer when
+    only a literal's value is wrong, else by libcst's parser), then keep each statement `ast` accepts."""
     if b"\x00" in source:
         return Parsed(tree=None, parser="none", problem=ParseProblem(1, 0, "file contains NUL bytes"))
+    text = _decoded(source) if problem.message.startswith(LITERAL_ERRORS) else None
+    units = _token_units(text) if text is not None else None
+    if units is not None:
+        recovered = _recover(text or "", units, path, problem)
+        if recovered.tree is not None:
+            return recovered
+    found = _libcst_units(source)
+    if found is None:
+        return Parsed(tree=None, parser="none", problem=problem)
+    libcst_text, libcst_units = found
+    return _recover(libcst_text, libcst_units, path, problem)
+
+
+def _decoded(source: bytes) -> str | None:
+    """SOURCE as text, by its coding declaration or BOM (as the tokenizer reads it); None when it cannot be."""
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        return source.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return None
+
+
+# Errors in a literal's value, found after the grammar accepted the file: its tokens and statements are sound, so
+# the tokenizer splits it as libcst would. Any other error (a statement this Python's grammar rejects, which may be
+# newer syntax) is left to libcst's grammar.
+LITERAL_ERRORS = ("(unicode error)", "(value error)")
+_CONTINUES = frozenset({"else", "elif", "except", "finally"})   # a clause of the compound statement before it
+
+
+def _token_units(text: str) -> list[_Unit] | None:
+    """The top-level statements of TEXT found with Python's tokenizer, each class's own statements inside it;
+    None when the tokenizer fails (syntax newer than this Python's, or no module at all)."""
+    import io
+    import tokenize
+
+    starts: list[tuple[int, int, int]] = []    # (token index, line, indentation level) of each logical line
+    ends: list[tuple[int, int]] = []           # (token index, line) of each logical line's NEWLINE
+    level, at_start = 0, True
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for i, tok in enumerate(tokens):
+        kind = tok.type
+        if kind == tokenize.INDENT:
+            level += 1
+        elif kind == tokenize.DEDENT:
+            level -= 1
+        elif kind == tokenize.NEWLINE:
+            ends.append((i, tok.start[0]))
+            at_start = True
+        elif kind in (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER):
+            continue
+        elif at_start:
+            starts.append((i, tok.start[0], level))
+            at_start = False
+
+    def last_line(after: int, before: int) -> int:
+        """The line of the last NEWLINE between token indexes AFTER and BEFORE."""
+        lines = [line for i, line in ends if after <= i < before]
+        return lines[-1] if lines else tokens[after].start[0]
+
+    def units(first: int, stop: int, depth: int) -> list[_Unit]:
+        """The statements at DEPTH among STARTS[FIRST:STOP] (deeper ones belong to the statement above them)."""
+        out: list[_Unit] = []
+        k = first
+        while k < stop:
+            head = k
+            k += 1
+            while k < stop and (starts[k][2] > depth or (starts[k][2] == depth and (
+                    tokens[starts[k][0]].string in _CONTINUES or (tokens[starts[k - 1][0]].string == "@"
+                    and _decorates(tokens, starts, head, k))))):
+                k += 1
+            end_token = starts[k][0] if k < len(starts) else len(tokens)
+            unit = _Unit(first=starts[head][1], last=last_line(starts[head][0], end_token))
+            kind, name = _defines(tokens, [s[0] for s in starts[head:k] if s[2] == depth])
+            unit.kind, unit.name = kind, name
+            body = max(j for j in range(head, k) if starts[j][2] == depth) + 1   # after the decorators and header
+            if kind == "class" and any(s[2] == depth + 1 for s in starts[body:k]):
+                unit.members = units(body, k, depth + 1)
+            out.append(unit)
+        return out
+
+    return units(0, len(starts), 0)
+
+
+def _decorates(tokens: list[Any], starts: list[tuple[int, int, int]], head: int, k: int) -> bool:
+    """Is the logical line at STARTS[K] the one the decorators from STARTS[HEAD] on apply to (or one more)?"""
+    return all(tokens[starts[j][0]].string == "@" for j in range(head, k))
+
+
+def _defines(tokens: list[Any], heads: list[int]) -> tuple[str, str | None]:
+    """(function | class, its name) for the statement whose logical lines start at token indexes HEADS (its
+    decorators first); ("", None) for any other statement."""
+    for i in heads:
+        words = [t.string for t in tokens[i:i + 3]]
+        if words[0] == "@":
+            continue
+        if words[0] == "async" and len(words) > 2 and words[1] == "def":
+            return "function", words[2]
+        if words[0] in ("def", "class") and len(words) > 1:
+            return ("function" if words[0] == "def" else "class"), words[1]
+        return "", None
+    return "", None
+
+
+def _libcst_units(source: bytes) -> tuple[str, list[_Unit]] | None:
+    """The module's text and statements as libcst's parser reads them (it knows syntax newer than this Python's
+    tokenizer); None when libcst cannot read it either."""
     try:
         import libcst
         from libcst.metadata import MetadataWrapper, PositionProvider
     except ImportError:  # pragma: no cover - libcst is a dependency
-        return Parsed(tree=None, parser="none", problem=problem)
+        return None
     try:
         wrapper = MetadataWrapper(libcst.parse_module(source))
         positions = wrapper.resolve(PositionProvider)
         text = wrapper.module.code
     except Exception:  # libcst raises its own ParserSyntaxError and friends
-        return Parsed(tree=None, parser="none", problem=problem)
-    lines = text.splitlines(keepends=True)
-    skipped: list[ParseProblem] = []
+        return None
 
-    def span(node: libcst.CSTNode) -> tuple[int, int]:
-        """First and last line of NODE, its decorators included."""
+    def unit(node: libcst.CSTNode) -> _Unit:
         first = positions[node].start.line
         for dec in getattr(node, "decorators", ()):
             first = min(first, positions[dec].start.line)
-        return first, positions[node].end.line
+        name = getattr(getattr(node, "name", None), "value", None)
+        kind = {libcst.FunctionDef: "function", libcst.ClassDef: "class"}.get(type(node), "")
+        found = _Unit(first, positions[node].end.line, kind, name)
+        body = node.body if isinstance(node, libcst.ClassDef) else None
+        if isinstance(body, libcst.IndentedBlock):
+            found.members = [unit(member) for member in body.body]
+        return found
 
-    def rejects(first: int, last: int, indent: str = "") -> SyntaxError | None:
-        """The error this Python gives for lines FIRST..LAST alone (inside a class when INDENT), or None."""
+    return text, [unit(stmt) for stmt in wrapper.module.body]
+
+
+def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem) -> Parsed:
+    """TEXT with every unit this Python rejects blanked (a class loses only the members it rejects, when that
+    is enough), parsed; each loss is listed with the lines lost and the real line of the error."""
+    lines = text.splitlines(keepends=True)
+    skipped: list[ParseProblem] = []
+
+    def rejects(first: int, last: int, in_class: bool = False) -> SyntaxError | None:
+        """The error this Python gives for lines FIRST..LAST alone (inside a class when IN_CLASS), or None."""
         chunk = "".join(lines[first - 1:last])
         try:
-            ast.parse(f"class _:\n{chunk}" if indent else chunk, filename=path)
+            ast.parse(f"class _:\n{chunk}" if in_class else chunk, filename=path)
         except SyntaxError as exc:
-            offset = first - 1 - (1 if indent else 0)
+            offset = first - 1 - (1 if in_class else 0)
             exc.lineno = (exc.lineno or 1) + offset
             if exc.msg:   # "unterminated string literal (detected at line 44)" counts from the chunk, too
                 exc.msg = re.sub(r"\(detected at line (\d+)\)",
@@ -120,31 +261,25 @@ def _libcst_parse(source: bytes, path: str, problem: ParseProblem) -> Parsed:
         skipped.append(ParseProblem(line=inner.line, col=inner.col, message=_one_line(
             f"{where} ({what}) not read, this Python rejects line {inner.line}: {inner.message}")))
 
-    for stmt in wrapper.module.body:
-        first, last = span(stmt)
-        error = rejects(first, last)
+    for unit in units:
+        error = rejects(unit.first, unit.last)
         if error is None:
             continue
-        body = stmt.body if isinstance(stmt, libcst.ClassDef) else None
-        members = body.body if isinstance(body, libcst.IndentedBlock) else ()
         before = len(skipped)
-        for member in members:   # a class: lose only the members this Python rejects
-            m_first, m_last = span(member)
-            m_error = rejects(m_first, m_last, indent=getattr(body, "indent", None) or "    ")
+        for member in unit.members:   # a class: lose only the members this Python rejects
+            m_error = rejects(member.first, member.last, in_class=True)
             if m_error is not None:
-                indent = lines[m_first - 1][:len(lines[m_first - 1]) - len(lines[m_first - 1].lstrip())]
-                name = getattr(getattr(member, "name", None), "value", None)
-                cls = getattr(getattr(stmt, "name", None), "value", "?")   # a ClassDef: members come from one
-                lose(m_first, m_last, f"{cls}.{name}" if name else f"a statement of class {cls}", m_error,
-                     indent or "    ")
-        if members and rejects(first, last) is None:
+                line = lines[member.first - 1]
+                indent = line[:len(line) - len(line.lstrip())]
+                lose(member.first, member.last,
+                     f"{unit.name}.{member.name}" if member.name else f"a statement of class {unit.name or '?'}",
+                     m_error, indent or "    ")
+        if unit.members and rejects(unit.first, unit.last) is None:
             continue
         del skipped[before:]     # the class is lost whole: one entry says so
-        name = getattr(getattr(stmt, "name", None), "value", None)
-        lose(first, last, f"{type(stmt).__name__.replace('Def', '').lower()} {name}" if name else "a statement",
-             error)
+        lose(unit.first, unit.last, f"{unit.kind} {unit.name}" if unit.name else "a statement", error)
     try:
         tree = ast.parse("".join(lines), filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Parsed(tree=None, parser="none", problem=problem)
-    return Parsed(tree=tree, parser="libcst-fallback", problem=None, skipped=skipped)
+    return Parsed(tree=tree, parser="fallback", problem=None, skipped=skipped)

@@ -120,7 +120,7 @@ class Unparseable:
 
 @dataclass(frozen=True)
 class SkippedLines:
-    """Lines of a file this Python rejects, left out by the libcst fallback (the rest of the file was read)."""
+    """Lines of a file this Python rejects, left out by the fallback parser (the rest of the file was read)."""
 
     line: int
     col: int
@@ -129,7 +129,7 @@ class SkippedLines:
 
 @dataclass(frozen=True)
 class Fallback:
-    """A file read through the libcst fallback, and the lines it had to leave out."""
+    """A file read statement by statement (`parsing`), and the lines it had to leave out."""
 
     path: str
     skipped: list[SkippedLines]

@@ -267,7 +267,7 @@ class ParseProblem:
 class FileFacts:
     path: str                  # relative, POSIX separators
     is_test: bool = False
-    parser: str = "ast"        # ast | libcst-fallback | none
+    parser: str = "ast"        # ast | fallback (read statement by statement, see parsing) | none
     problem: ParseProblem | None = None          # why it could not be parsed (parser == "none")
     skipped: list[ParseProblem] = field(default_factory=list)  # statements skipped in fallback
     registries: list[RegistryFact] = field(default_factory=list)

@@ -77,7 +77,7 @@ def render_markdown(result: ScanResult, evaluation: Evaluation, show_suppressed:
     add(f"# Reply system audit — `{result.display_root}`\n")
     add(f"Profile **{profile.name}** ({', '.join(profile.sources)}). "
         f"{s['files']['scanned']} Python files scanned, {s['files']['unparseable']} unparseable"
-        f"{', ' + str(s['files']['fallback']) + ' parsed by the libcst fallback' if s['files']['fallback'] else ''}. "
+        f"{', ' + str(s['files']['fallback']) + ' read in part' if s['files']['fallback'] else ''}. "
         f"{counted['total']} findings: " + ", ".join(f"{n} {sev}" for sev, n in counted["by_severity"].items()) +
         (f"; {counted['suppressed']} suppressed" if counted["suppressed"] else "") +
         (f"; {counted['baselined']} in the baseline" if counted["baselined"] else "") +

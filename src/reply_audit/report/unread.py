@@ -1,7 +1,7 @@
 """The files a scan could not read, or read only in part: one list that every report format shows.
 
 A file is `unparseable` when no parser gave it a tree (nothing in it was checked), `partly-read` when the
-libcst fallback kept the statements this Python understands and lost the others (one entry per lost unit,
+fallback parser kept the statements this Python understands and lost the others (one entry per lost unit,
 at the line this Python rejects)."""
 
 from __future__ import annotations
