@@ -294,3 +294,37 @@ def test_a_huge_job_count_is_capped_not_forked_or_a_traceback(tmp_path, monkeypa
     root = write_tree(tmp_path / "t", {f"m{i}.py": "def f():\n    return {}\n" for i in range(3)})
     done = RUNNER.invoke(app, ["scan", str(root), "-j", str(10**20), "--no-cache", "--fail-on", "none", "-q"])
     assert (done.exit_code, done.exception) == (0, None)
+
+
+def test_commits_are_listed_by_their_tree_objects_exactly_as_ls_tree_lists_them(tmp_path):
+    """History reads each commit's files by walking tree objects (a folder shared by commits is read once): the
+    same files, blobs and exclusions (links, submodules) as `git ls-tree -r`, below a prefix too."""
+    import os
+
+    from reply_audit.gitrev import list_commits_files, list_files
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    steps = [
+        {"a.py": "A = 1\n", "pkg/b.py": "B = 2\n", "pkg/deep/c.py": "C = 3\n", "doc with space.md": "x\n"},
+        {"pkg/b.py": "B = 20\n", "tool.sh": "echo\n"},
+        {"pkg/deep/d.py": "D = 4\n", "empty/.keep": ""},
+    ]
+    for n, files in enumerate(steps):
+        write_tree(root, files)
+        if n == 1:
+            (root / "tool.sh").chmod(0o755)
+            os.symlink("a.py", root / "link.py")
+        if n == 2:
+            (root / "a.py").unlink()
+            _git(root, "update-index", "--add", "--cacheinfo", "160000," + "1" * 40 + ",vendored")
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"step {n}")
+    shas = _git(root, "log", "--format=%H", "--reverse").split()
+    for prefix in ("", "pkg/", "pkg/deep/", "missing/"):
+        listed = list_commits_files(root, shas, prefix)
+        assert listed == [list_files(root, sha, prefix) for sha in shas]
+    assert sorted(list_commits_files(root, shas[-1:], "")[0]) == [
+        "doc with space.md", "empty/.keep", "pkg/b.py", "pkg/deep/c.py", "pkg/deep/d.py", "tool.sh"]
+    assert list_commits_files(root, shas, "pkg/deep/")[0] == {"c.py": list_files(root, shas[0], "pkg/deep/")["c.py"]}

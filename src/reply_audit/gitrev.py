@@ -105,6 +105,74 @@ def list_files(repo: Path, sha: str, prefix: str) -> dict[str, str]:
     return out
 
 
+def list_commits_files(repo: Path, shas: list[str], prefix: str) -> list[dict[str, str]]:
+    """`list_files` of each of SHAS, read level by level with one `git cat-file --batch` per level of folders
+    instead of one `git ls-tree` per commit: a folder most commits share (the same tree object) is read once,
+    and its listing is made once."""
+    names = [f"{sha}^{{tree}}" if not prefix else f"{sha}:{prefix.rstrip('/')}" for sha in shas]
+    roots = {name: oid for name, (oid, kind, _) in read_objects(repo, names).items() if kind == "tree"}
+    entries: dict[str, list[tuple[str, str, str]]] = {}   # tree id -> (mode, name, id) of each entry
+    todo = list(dict.fromkeys(roots.values()))
+    while todo:
+        found = read_objects(repo, todo)
+        todo = []
+        for tree, (_, kind, data) in found.items():
+            if kind != "tree":
+                raise UserError(f"git object {tree} is not a tree: the repository is damaged")
+            entries[tree] = listed = _tree_entries(data, len(tree) // 2)
+            todo += [oid for mode, _, oid in listed if mode == "40000" and oid not in entries]
+        todo = list(dict.fromkeys(todo))
+    flat: dict[str, dict[str, str]] = {}
+
+    def files(tree: str) -> dict[str, str]:
+        if tree not in flat:
+            out: dict[str, str] = {}
+            for mode, name, oid in entries.get(tree, []):
+                if mode == "40000":
+                    out.update((f"{name}/{path}", blob) for path, blob in files(oid).items())
+                elif mode in ("100644", "100755"):
+                    out[name] = oid   # links (120000) and submodules (160000) are no files to scan
+            flat[tree] = out
+        return flat[tree]
+
+    return [dict(files(roots[name])) if name in roots else {} for name in names]
+
+
+def _tree_entries(data: bytes, id_bytes: int) -> list[tuple[str, str, str]]:
+    """The (mode, name, object id) entries of a raw tree object (ID_BYTES: 20 for SHA-1, 32 for SHA-256)."""
+    out = []
+    pos = 0
+    while pos < len(data):
+        space = data.index(b" ", pos)
+        nul = data.index(b"\x00", space)
+        oid = data[nul + 1:nul + 1 + id_bytes].hex()
+        out.append((data[pos:space].decode("ascii"), data[space + 1:nul].decode("utf-8", "surrogateescape"), oid))
+        pos = nul + 1 + id_bytes
+    return out
+
+
+def read_objects(repo: Path, names: list[str]) -> dict[str, tuple[str, str, bytes]]:
+    """NAME -> (its object id, type, raw content) for each of NAMES (an id, or `REV:PATH`, `REV^{tree}`) in one
+    `git cat-file --batch`; a name that names nothing maps to ("", "missing", b"")."""
+    unique = list(dict.fromkeys(names))
+    if not unique:
+        return {}
+    out = _git(repo, "cat-file", "--batch", input=("\n".join(unique) + "\n").encode("utf-8", "surrogateescape"))
+    found: dict[str, tuple[str, str, bytes]] = {}
+    pos = 0
+    for name in unique:
+        end = out.index(b"\n", pos)
+        header = out[pos:end].decode("utf-8", errors="replace").split()
+        pos = end + 1
+        if len(header) != 3 or not header[2].isdigit():   # `NAME missing`, `NAME ambiguous`
+            found[name] = ("", "missing", b"")
+            continue
+        size = int(header[2])
+        found[name] = (header[0], header[1], out[pos:pos + size])
+        pos += size + 1
+    return found
+
+
 def read_blobs(repo: Path, blobs: list[str]) -> tuple[dict[str, bytes], set[str]]:
     """(blob id -> content, ids that are missing from the object database), with one git process."""
     unique = list(dict.fromkeys(blobs))

@@ -28,7 +28,7 @@ from .errors import SEVERITIES, UserError
 from .facts.extract import FactsExtractor
 from .facts.model import FileFacts
 from .file_facts import facts_for_source
-from .gitrev import _git, list_files, read_blobs
+from .gitrev import _git, list_commits_files, read_blobs
 from .index import ModuleMap
 from .profile import Profile
 from .rules.base import RuleContext
@@ -74,8 +74,7 @@ def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = N
     trees: list[dict[str, str]] = []
     configs: list[tuple[tuple[str, str], ...]] = []   # the pre-commit configuration of each commit
     first_path: dict[str, str] = {}
-    for n, (sha, _, _) in enumerate(listed, start=1):
-        files = list_files(repo, sha, prefix)
+    for n, files in enumerate(list_commits_files(repo, [sha for sha, _, _ in listed], prefix), start=1):
         fresh = [p for p in files if p not in chosen_of]
         picked = set(select(fresh, include, exclude))
         chosen_of.update((p, p in picked) for p in fresh)
