@@ -219,8 +219,9 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
     margin = float(profile.migrate_value("codes.margin"))
     index: CodeIndex = ctx.code_index
     named = _with_singulars(words(f"{handler.name} {handler.path.rsplit('.', 1)[0]}", shortest=2))
-    area_words = {area: {w.lower() for w in ws} for area, ws in profile.migrate_value("codes.area_words").items()}
-    described = {area: set(index.words(str(text))) for area, text in profile.section("areas").items()}
+    known = _vocabulary(ctx)
+    area_words, described, area_of = known.area_words, known.described, known.area_of
+    generic_words, own_words, spoken_of = known.generic_words, known.own_words, known.spoken_of
     said: set[str] = set()
     meant: set[str] = set()   # words of the concepts the message expresses: they count as shared words only
     legacy: set[str] = set()
@@ -236,10 +237,6 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
             legacy_code = str(ret.code)
             legacy = set(index.words(legacy_code))
     site = f"{handler.path}::{handler.name}"
-    area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
-    generic_words = frozenset(w.lower() for w in profile.migrate_value("codes.generic_words"))
-    own_words = index.area_vocabulary(area_of, generic_words)   # subjects only one area's message keys name
-    spoken_of = index.area_vocabulary(area_of, generic_words, keys_only=False)   # words only one area's entries use
     own_name = _with_singulars(words(handler.name, shortest=2))
     own_say = (said | legacy) - named   # what the return itself says: its message and its legacy code (`LOAN_MAX`)
     # the areas the return's own words name (the first such word), any area the profile or the registry knows;
@@ -367,6 +364,36 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
     elif close:
         undecided += f"; the message reads like {close}'s registry text"
     return CodeChoice(None, "low", (undecided,), top)
+
+
+@dataclass(frozen=True)
+class _Vocabulary:
+    """What `rank` reads of the profile and the registry: the same for every return one plan ranks codes for."""
+
+    area_words: dict[str, set[str]]     # AREA -> [migrate.codes] area-words, lower case
+    described: dict[str, set[str]]      # AREA -> the words of its [areas] description
+    area_of: dict[str, str]             # registered code -> its AREA
+    generic_words: frozenset[str]
+    own_words: dict[str, set[str]]      # AREA -> subjects only its codes' message keys name
+    spoken_of: dict[str, set[str]]      # AREA -> words only its registry entries use
+
+
+def _vocabulary(ctx: _PlanContext) -> _Vocabulary:
+    """CTX's `_Vocabulary`, made on the first ranking and kept with CTX (a plan ranks hundreds of returns)."""
+    kept = ctx.__dict__.get("_rank_vocabulary")
+    if isinstance(kept, _Vocabulary):
+        return kept
+    profile, index = ctx.profile, ctx.code_index
+    area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
+    generic_words = frozenset(w.lower() for w in profile.migrate_value("codes.generic_words"))
+    made = _Vocabulary(
+        area_words={area: {w.lower() for w in ws} for area, ws in profile.migrate_value("codes.area_words").items()},
+        described={area: set(index.words(str(text))) for area, text in profile.section("areas").items()},
+        area_of=area_of, generic_words=generic_words,
+        own_words=index.area_vocabulary(area_of, generic_words),
+        spoken_of=index.area_vocabulary(area_of, generic_words, keys_only=False))
+    ctx.__dict__["_rank_vocabulary"] = made
+    return made
 
 
 def _domain_named(letter: str, named: set[str], own_name: set[str], said_areas: dict[str, str],

@@ -33,6 +33,7 @@ class ImportFinder:
     def __init__(self, result: ScanResult) -> None:
         self.files = {f.path: f for f in result.files}
         self.paths = set(self.files)
+        self.folder = {p: str(PurePosixPath(p).parent) for p in self.files}   # asked for every file, every name
 
     def binds(self, path: str, name: str) -> bool:
         facts = self.files.get(path)
@@ -40,12 +41,13 @@ class ImportFinder:
 
     def statement_for(self, name: str, path: str) -> str | None:
         here = PurePosixPath(path).parent
+        folder = str(here)
         script = path in self.files and self.files[path].script
         ranked: Counter[tuple[int, str]] = Counter()
         for other, facts in self.files.items():
             if facts.is_test and other != path:
                 continue
-            same_dir = PurePosixPath(other).parent == here
+            same_dir = self.folder[other] == folder
             for imp in facts.imports:
                 if imp.type_checking and other != path:
                     continue
@@ -65,9 +67,10 @@ class ImportFinder:
                     ranked[(1 if not imp.in_function else 3, text)] += 1
         if (here / "__init__.py").as_posix() in self.paths and not script:
             for other, facts in self.files.items():
+                if other == path or self.folder[other] != folder or name not in facts.bound_names or facts.is_test:
+                    continue
                 where = PurePosixPath(other)
-                if other != path and where.parent == here and name in facts.bound_names \
-                        and where.name != "__init__.py" and not facts.is_test:
+                if where.name != "__init__.py":
                     ranked[(2, f"from .{where.stem} import {name}")] += 1
         if not ranked:
             return None
