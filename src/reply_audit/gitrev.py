@@ -175,21 +175,6 @@ def read_objects(repo: Path, names: list[str]) -> dict[str, tuple[str, str, byte
 
 def read_blobs(repo: Path, blobs: list[str]) -> tuple[dict[str, bytes], set[str]]:
     """(blob id -> content, ids that are missing from the object database), with one git process."""
-    unique = list(dict.fromkeys(blobs))
-    if not unique:
-        return {}, set()
-    out = _git(repo, "cat-file", "--batch", input=("\n".join(unique) + "\n").encode())
-    contents: dict[str, bytes] = {}
-    missing: set[str] = set()
-    pos = 0
-    for blob in unique:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].decode("utf-8", errors="replace").split()
-        pos = end + 1
-        if len(header) < 3 or header[1] == "missing":
-            missing.add(blob)
-            continue
-        size = int(header[2])
-        contents[blob] = out[pos:pos + size]
-        pos += size + 1
-    return contents, missing
+    found = read_objects(repo, blobs)
+    return ({blob: data for blob, (_, kind, data) in found.items() if kind != "missing"},
+            {blob for blob, (_, kind, _) in found.items() if kind == "missing"})
