@@ -183,3 +183,80 @@ def test_a_remembered_report_loads_neither_facts_nor_rules(tree):
     heavy = [m for m in warm if m.startswith(("reply_audit.records", "reply_audit.facts", "reply_audit.index",
                                               "reply_audit.rules", "reply_audit.engine", "reply_audit.codemods"))]
     assert heavy == []
+
+
+def test_where_git_puts_the_tree_is_part_of_the_key(tree, tmp_path, monkeypatch):
+    """The github, csv and sarif formats give paths from the repository's root: a `.git` made above the tree
+    changes them, and the memo must not print the old ones; a symbolic link to the tree, pointed elsewhere, is
+    another tree."""
+    import subprocess
+
+    outer = tmp_path / "outer"
+    shutil.move(tree, outer / "proj")
+    monkeypatch.chdir(outer)
+    cache = tmp_path / "cache"
+    before = api.report(outer / "proj", format="github", cache_dir=cache)
+    subprocess.run(["git", "init", "-q", str(outer / "proj")], check=True)
+    after = api.report(outer / "proj", format="github", cache_dir=cache)
+    assert "file=proj/" in before.text and not after.remembered and "file=proj/" not in after.text
+    assert after.text == fresh(outer / "proj", format="github").text
+
+    twin = outer / "twin"   # the same bytes: only the paths shown from the working directory differ
+    shutil.copytree(outer / "proj", twin, ignore=shutil.ignore_patterns(".git", ".reply-audit-cache"))
+    (outer / "current").symlink_to(outer / "proj")
+    first = api.report(outer / "current", cache_dir=cache)
+    (outer / "current").unlink()
+    (outer / "current").symlink_to(twin)
+    second = api.report(outer / "current", cache_dir=cache)
+    assert not second.remembered and second.text == fresh(outer / "current").text != first.text
+
+
+def test_a_working_directory_that_is_gone_scans_without_the_memo(tree, tmp_path, monkeypatch):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    done = api.report(tree)
+    assert (done.exit_code, done.remembered) == (1, False) and "RA301" in done.text
+    assert not list((tree / ".reply-audit-cache").glob("*-reports/*.json"))
+
+
+def test_a_memo_entry_nested_past_the_recursion_limit_is_ignored(tree):
+    api.report(tree)
+    entry = next((tree / ".reply-audit-cache").glob("*-reports/*.json"))
+    entry.write_text("[" * 200_000)
+    again = api.report(tree)
+    assert not again.remembered and again.exit_code == 1
+
+
+def test_pruning_keeps_the_reports_last_used_and_drops_leftovers(tree, monkeypatch):
+    import os
+    import time
+
+    monkeypatch.setattr(memo, "KEEP", 2)
+    cache = tree / ".reply-audit-cache"
+    api.report(tree, fail_on="critical")
+    api.report(tree, fail_on="high")
+    old = cache / "0.0.1-reports"
+    old.mkdir()
+    (old / "x.json").write_text("{}")
+    folder = next(cache.glob(f"{memo.__version__}-reports"))
+    leftover = folder / ".abc.json.123.reply-audit.tmp"
+    leftover.write_text("half")
+    hour_ago = time.time() - 2 * memo.STALE_TEMPORARY
+    for age, entry in enumerate([leftover, *sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime)]):
+        os.utime(entry, (hour_ago + age, hour_ago + age))   # "critical" the oldest, "high" after it
+    assert api.report(tree, fail_on="critical").remembered   # used: kept ahead of "high", not asked for since
+    api.report(tree, fail_on="medium")
+    assert not old.exists() and not leftover.exists() and len(list(folder.glob("*.json"))) == 2
+    assert api.report(tree, fail_on="critical").remembered and not api.report(tree, fail_on="high").remembered
+
+
+def test_the_dependencies_in_the_key_are_the_projects():
+    import re
+    import tomllib
+
+    from support import REPO
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert sorted(memo.DEPENDENCIES) == sorted(re.split(r"[<>=!~ ]", d)[0].replace("-", "_") for d in declared)

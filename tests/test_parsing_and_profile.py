@@ -83,6 +83,36 @@ def test_the_tokenizer_splits_a_file_exactly_as_libcst_does(source):
     assert (by_tokens.skipped, ast.dump(by_tokens.tree)) == (by_libcst.skipped, ast.dump(by_libcst.tree))
 
 
+# Where the tokenizer cannot be trusted to split as Python reads: lone CRs (Python ends a line there, the
+# tokenizer's reader does not), a form feed before an indented line, and a literal error before a grammar error
+NOT_FOR_THE_TOKENIZER = {
+    "CR endings": b'@d("\\N")\rdef f():\r    return 1\rz = 2\r',
+    "a lone CR after a comment": b'# h\ra = 1\nb = f(\n"\\N")\nc = 3\n',
+    "CR CR LF endings": b'import os\r\r\nx = 1\r\r\ny = "\\N"\r\r\ndef f(): return 1\r\r\nz = 2\r\r\n',
+    "a CR in a string": b"s = '''a\rb'''\nx = \"\\N\"\nz = 1\n",
+    "a form feed": b'class A:\n    a = 1\n\x0c    def m(self):\n        x = "\\N"\nz = 1\n',
+    "Python 2 after a literal error": b'a = "\\N"\nprint "hi"\nb = 1\n',
+    "a grammar error after a literal error": b'a = "\\N"\nif x:\nb = 1\n',
+}
+
+
+@pytest.mark.parametrize("source", [*LITERAL_ERRORS.values(), *NOT_FOR_THE_TOKENIZER.values()],
+                         ids=[*LITERAL_ERRORS, *NOT_FOR_THE_TOKENIZER])
+def test_a_file_is_read_as_the_libcst_split_reads_it(source, monkeypatch):
+    """Whichever split reads a file, the result is the one libcst's split gives: the tree, the parser and each
+    loss, at its line."""
+    import ast
+
+    from reply_audit import parsing
+
+    def shown(parsed):
+        return (parsed.parser, parsed.skipped, parsed.problem, ast.dump(parsed.tree) if parsed.tree else None)
+
+    chosen = shown(parsing.parse_source(source, "m.py"))
+    monkeypatch.setattr(parsing, "_token_units", lambda text: None)
+    assert chosen == shown(parsing.parse_source(source, "m.py"))
+
+
 def test_a_literal_error_is_read_in_part_without_libcst(tmp_path):
     import subprocess
 

@@ -328,3 +328,39 @@ def test_commits_are_listed_by_their_tree_objects_exactly_as_ls_tree_lists_them(
     assert sorted(list_commits_files(root, shas[-1:], "")[0]) == [
         "doc with space.md", "empty/.keep", "pkg/b.py", "pkg/deep/c.py", "pkg/deep/d.py", "tool.sh"]
     assert list_commits_files(root, shas, "pkg/deep/")[0] == {"c.py": list_files(root, shas[0], "pkg/deep/")["c.py"]}
+
+
+def test_tree_modes_are_read_as_numbers_and_deep_folders_need_no_recursion(tmp_path):
+    """An old or hand-made tree may write a folder's mode `040000` and a file's `100664`: git ls-tree lists them
+    as a folder and a file, and so does the walk. A chain of folders deeper than Python's recursion limit is
+    flattened too."""
+    import subprocess
+
+    from reply_audit.gitrev import _children_first, _tree_entries, list_commits_files, list_files
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+
+    def git(*args, data=b""):
+        return subprocess.run(["git", "-C", str(root), *args], input=data, capture_output=True,
+                              check=True).stdout.decode().strip()
+
+    def tree(*entries):
+        raw = b"".join(mode + b" " + name + b"\0" + bytes.fromhex(oid) for mode, name, oid in entries)
+        return git("hash-object", "-w", "-t", "tree", "--literally", "--stdin", data=raw)
+
+    blob = git("hash-object", "-w", "--stdin", data=b"x = 1\n")
+    inner = tree((b"100644", b"m.py", blob))
+    top = tree((b"100664", b"group.py", blob), (b"040000", b"padded", inner), (b"100644", b"plain.py", blob),
+               (b"40000", b"src", inner))
+    commit = _git(root, "commit-tree", top, "-m", "odd modes").strip()
+    assert list_commits_files(root, [commit], "") == [list_files(root, commit, "")]
+    assert sorted(list_commits_files(root, [commit], "")[0]) == ["group.py", "padded/m.py", "plain.py", "src/m.py"]
+    assert _tree_entries(b"040000 d\0" + b"\1" * 20, 20) == [(0o040000, "d", "01" * 20)]
+
+    depth = 5000
+    entries = {f"t{i}": [(0o040000, "d", f"t{i + 1}")] for i in range(depth)}
+    entries[f"t{depth}"] = [(0o100000, "m.py", "b")]
+    order = _children_first(["t0"], entries)
+    assert order[0] == f"t{depth}" and order[-1] == "t0" and len(order) == depth + 1

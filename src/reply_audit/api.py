@@ -221,32 +221,39 @@ def report(path: Path, *, format: str = "table", show_suppressed: bool = False, 
     gathered = gather(path, effective.scan_list("include"), effective.scan_list("exclude"))
     memo = ReportMemo(cache) if cache is not None else None
     key = _report_key(path, effective, gathered, level, mapping, select, ignore, baseline,
-                      (format, show_suppressed, mode, colour)) if memo is not None else ""
-    hit = memo.get(key) if memo is not None else None
+                      (format, show_suppressed, mode, colour)) if memo is not None else None
+    hit = memo.get(key) if memo is not None and key is not None else None
     if hit is not None:
         return Report(hit.text, hit.exit_code, notes, remembered=True)
     done = _audited(path, effective, level, notes, mapping, select, ignore, baseline, jobs, cache, progress,
                     gathered)
     text = render(done, format, show_suppressed=show_suppressed, mode=mode, colour=colour)
-    if memo is not None:
+    if memo is not None and key is not None:
         memo.put(key, Remembered(text, done.exit_code))
     return Report(text, done.exit_code, notes)
 
 
 def _report_key(path: Path, effective: Profile, gathered: Gathered, level: str, mapping: list[Path] | None,
                 select: Iterable[str] | None, ignore: Iterable[str] | None, baseline: Path | None,
-                shown: tuple[str, bool, str, bool]) -> str:
-    """The report memo's key: every input of a scan's report (see `memo`)."""
-    from .discovery import precommit_path
+                shown: tuple[str, bool, str, bool]) -> str | None:
+    """The report memo's key: every input of a scan's report (see `memo`); None when one cannot be known (the
+    working directory is gone), and then the scan runs."""
+    from .discovery import precommit_path, repo_prefix
     from .memo import ReportKey
 
+    root = gathered.found.root
+    try:
+        here, where = os.path.realpath(os.getcwd()), os.path.realpath(root)   # reports show paths from both
+    except OSError:
+        return None
     key = ReportKey()
-    key.add_json("command", {"path": path.as_posix(), "cwd": os.getcwd(), "select": split(select),
-                             "ignore": split(ignore), "fail_on": level, "shown": shown,
+    key.add_json("command", {"path": path.as_posix(), "cwd": os.getcwd(), "real cwd": here, "real root": where,
+                             "select": split(select), "ignore": split(ignore), "fail_on": level, "shown": shown,
                              "mapping": [os.fspath(m) for m in mapping or []], "baseline": baseline})
+    if shown[0] in ("github", "csv", "sarif"):   # paths from the repository's root: where git says the tree is
+        key.add("repository prefix", repo_prefix(root))
     key.add_json("profile", [effective.name, effective.sources, effective.data])
     key.add_tree(gathered)
-    root = gathered.found.root
     for rel in effective.section("mappings").get("files", []):
         key.add_file("mapping", root / rel)
     for extra in mapping or []:

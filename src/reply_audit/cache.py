@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,14 +61,17 @@ class FactsCache:
             if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
                 return None
             return FileFacts.from_row(data["facts"])
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None   # missing, corrupt or foreign: rebuilt by the caller
 
     def put(self, key: str, facts: FileFacts) -> None:
         if not self.writable:
             return
         target = self._path(key)
-        data = json.dumps({"schema": SCHEMA, "key": key, "facts": facts.to_row()}, separators=(",", ":"))
+        try:
+            data = json.dumps({"schema": SCHEMA, "key": key, "facts": facts.to_row()}, separators=(",", ":"))
+        except (ValueError, TypeError, RecursionError):
+            return   # facts JSON cannot hold (an integer of more digits than Python prints): not kept, rebuilt
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
             replace(target, data.encode("utf-8"), 0o600, durable=False)
@@ -87,9 +91,9 @@ def clear(directory: Path) -> int:
 
 
 def facts_schema() -> str:
-    """8 hex digits of the facts record's shape (every dataclass, field and type) and of the code that
-    extracts it: a change to what extraction records, or to how, is a new cache folder even within one
-    version (a facts cache must never outlive the code that filled it)."""
+    """8 hex digits of the facts record's shape (every dataclass, field and type), of the code that extracts it
+    and of the Python that parses (its version and settings): a change to what extraction records, or to how,
+    is a new cache folder even within one version (a facts cache must never outlive the code that filled it)."""
     from dataclasses import fields, is_dataclass
 
     from .facts import model
@@ -99,10 +103,12 @@ def facts_schema() -> str:
         cls = getattr(model, name)
         if isinstance(cls, type) and is_dataclass(cls):
             parts.append(name + ":" + ",".join(f"{f.name}={f.type}" for f in fields(cls)))
+    parts.append(f"{sys.version}\0{sys.flags}\0{sys.get_int_max_str_digits()}")   # another Python parses otherwise
     digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape"))
     package = Path(__file__).parent
     for source in sorted([*package.joinpath("facts").glob("*.py"), package / "parsing.py", package / "file_facts.py",
-                          package / "directives.py"]):
+                          package / "directives.py", package / "names.py", package / "profile.py",
+                          package / "discovery.py"]):   # the extraction and what it asks
         try:
             digest.update(source.read_bytes())
         except OSError:

@@ -111,7 +111,7 @@ def list_commits_files(repo: Path, shas: list[str], prefix: str) -> list[dict[st
     and its listing is made once."""
     names = [f"{sha}^{{tree}}" if not prefix else f"{sha}:{prefix.rstrip('/')}" for sha in shas]
     roots = {name: oid for name, (oid, kind, _) in read_objects(repo, names).items() if kind == "tree"}
-    entries: dict[str, list[tuple[str, str, str]]] = {}   # tree id -> (mode, name, id) of each entry
+    entries: dict[str, list[tuple[int, str, str]]] = {}   # tree id -> (kind, name, id) of each entry
     todo = list(dict.fromkeys(roots.values()))
     while todo:
         found = read_objects(repo, todo)
@@ -120,33 +120,51 @@ def list_commits_files(repo: Path, shas: list[str], prefix: str) -> list[dict[st
             if kind != "tree":
                 raise UserError(f"git object {tree} is not a tree: the repository is damaged")
             entries[tree] = listed = _tree_entries(data, len(tree) // 2)
-            todo += [oid for mode, _, oid in listed if mode == "40000" and oid not in entries]
+            todo += [oid for kind_bits, _, oid in listed if kind_bits == _TREE and oid not in entries]
         todo = list(dict.fromkeys(todo))
     flat: dict[str, dict[str, str]] = {}
-
-    def files(tree: str) -> dict[str, str]:
-        if tree not in flat:
-            out: dict[str, str] = {}
-            for mode, name, oid in entries.get(tree, []):
-                if mode == "40000":
-                    out.update((f"{name}/{path}", blob) for path, blob in files(oid).items())
-                elif mode in ("100644", "100755"):
-                    out[name] = oid   # links (120000) and submodules (160000) are no files to scan
-            flat[tree] = out
-        return flat[tree]
-
-    return [dict(files(roots[name])) if name in roots else {} for name in names]
+    for tree in _children_first(list(dict.fromkeys(roots.values())), entries):
+        out: dict[str, str] = {}
+        for kind_bits, name, oid in entries.get(tree, []):
+            if kind_bits == _TREE:
+                out.update((f"{name}/{path}", blob) for path, blob in flat[oid].items())
+            elif kind_bits == _FILE:
+                out[name] = oid   # links and submodules are no files to scan
+        flat[tree] = out
+    return [dict(flat[roots[name]]) if name in roots else {} for name in names]
 
 
-def _tree_entries(data: bytes, id_bytes: int) -> list[tuple[str, str, str]]:
-    """The (mode, name, object id) entries of a raw tree object (ID_BYTES: 20 for SHA-1, 32 for SHA-256)."""
+_TREE, _FILE = 0o040000, 0o100000   # a tree entry's kind: its mode's type bits (as git ls-tree reads them)
+
+
+def _children_first(tops: list[str], entries: dict[str, list[tuple[int, str, str]]]) -> list[str]:
+    """Every tree below TOPS, each after the trees it holds (no recursion: a history may nest folders deeply)."""
+    order: list[str] = []
+    seen: set[str] = set()
+    stack = [(tree, False) for tree in reversed(tops)]
+    while stack:
+        tree, expanded = stack.pop()
+        if expanded:
+            order.append(tree)
+            continue
+        if tree in seen:
+            continue
+        seen.add(tree)
+        stack.append((tree, True))
+        stack += [(oid, False) for kind, _, oid in entries.get(tree, []) if kind == _TREE and oid not in seen]
+    return order
+
+
+def _tree_entries(data: bytes, id_bytes: int) -> list[tuple[int, str, str]]:
+    """The (kind: the mode's type bits, name, object id) entries of a raw tree object (ID_BYTES: 20 for SHA-1,
+    32 for SHA-256). The mode is read as a number: an old or hand-made tree may write `040000` or `100664`."""
     out = []
     pos = 0
     while pos < len(data):
         space = data.index(b" ", pos)
         nul = data.index(b"\x00", space)
         oid = data[nul + 1:nul + 1 + id_bytes].hex()
-        out.append((data[pos:space].decode("ascii"), data[space + 1:nul].decode("utf-8", "surrogateescape"), oid))
+        out.append((int(data[pos:space], 8) & 0o170000, data[space + 1:nul].decode("utf-8", "surrogateescape"), oid))
         pos = nul + 1 + id_bytes
     return out
 

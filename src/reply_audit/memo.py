@@ -5,11 +5,15 @@ still rebuilds every file's facts, indexes them and runs the rules. The memo
 keeps what such a scan printed and its exit code, filed under one SHA-256 of
 all its inputs (`ReportKey`):
 
-- this package's code and data files and the Python version (a new rule, a
-  fixed rule, another `ast`);
+- this package's code and data files, its dependencies' (tabulate draws
+  tables, pandas the Markdown coverage, libcst reads what `ast` rejects),
+  the Python version and its settings (a new rule, a fixed rule, another
+  `ast`, another limit on integer literals);
 - the effective profile: its name, the files it came from and its data;
 - the command's options that decide what is checked and how it is shown,
-  the path as given and the working directory;
+  the path as given and the working directory, and where each really is
+  (symbolic links resolved); for the formats that give paths from the
+  repository's root, where git says the tree lies in its repository;
 - the bytes of every file the scan reads: each Python file (its path and
   content, or why it could not be read), every problem discovery met, which
   files are links, the mapping files, the baseline and the pre-commit
@@ -18,7 +22,7 @@ all its inputs (`ReportKey`):
 Any change to any of them is another key, so an entry can be missed but
 never outlive what it describes. Entries are JSON (never pickle), written
 atomically, checked for their schema and key when read (anything else is
-ignored), and only the newest `KEEP` are kept.
+ignored), and only the `KEEP` last used are kept.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from .safe_write import WriteRefused, replace
 
 SCHEMA = "reply-audit-report/1"
 KEEP = 16   # reports kept per cache (each option set, format and tree state is one)
+DEPENDENCIES = ("libcst", "pandas", "tabulate", "tomli_w", "rich")   # pyproject's, by module (a test checks)
+STALE_TEMPORARY = 3600   # seconds after which a temporary file of an interrupted write is removed
 
 
 @dataclass(frozen=True)
@@ -49,12 +55,24 @@ class Remembered:
 
 @cache
 def code_digest() -> str:
-    """SHA-256 of the Python version and of the name, size and modification time of every file of this
-    package that can change a report (its modules and built-in profiles): what Python itself checks before
-    it trusts a module's cached bytecode."""
-    digest = hashlib.sha256(f"{__version__}\0{sys.version}\0".encode())
+    """SHA-256 of the Python version and settings, and of the name, size and modification time of every file
+    of this package that can change a report (its modules and built-in profiles) and of each dependency's
+    top module: what Python itself checks before it trusts a module's cached bytecode."""
+    from importlib.util import find_spec
+
+    settings = f"{__version__}\0{sys.version}\0{sys.flags}\0{sys.get_int_max_str_digits()}\0"
+    digest = hashlib.sha256(settings.encode())
     for name, size, mtime in sorted(_package_files(os.path.dirname(os.path.abspath(__file__)), "")):
         digest.update(f"{name}\0{size}\0{mtime}\0".encode("utf-8", "surrogateescape"))
+    for module in DEPENDENCIES:
+        try:
+            spec = find_spec(module)
+            origin = spec.origin if spec is not None else None
+            stat = os.stat(origin) if origin else None
+        except (ImportError, ValueError, OSError):
+            stat = None
+        digest.update(f"{module}\0{origin if stat else None}\0{stat and stat.st_size}\0"
+                      f"{stat and stat.st_mtime_ns}\0".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -122,15 +140,17 @@ class ReportMemo:
         return self.folder / f"{key}.json"
 
     def get(self, key: str) -> Remembered | None:
+        path = self._path(key)
         try:
-            data = json.loads(self._path(key).read_bytes())
+            data = json.loads(path.read_bytes())
             if not isinstance(data, dict) or data.get("schema") != SCHEMA or data.get("key") != key:
                 return None
             text, code = data["text"], data["exit_code"]
             if not isinstance(text, str) or type(code) is not int:
                 return None
+            os.utime(path)   # used: kept ahead of reports not asked for since
             return Remembered(text, code)
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, KeyError, TypeError, RecursionError):
             return None   # missing, corrupt or foreign: the scan runs
 
     def put(self, key: str, remembered: Remembered) -> None:
@@ -144,16 +164,30 @@ class ReportMemo:
             pass   # a read-only tree or a full disk: no memo, the next scan runs in full
 
     def _prune(self) -> None:
-        """Keep only the KEEP newest reports."""
-        entries = []
+        """Keep only the KEEP reports last written or used; remove the temporary files of writes a killed
+        process left, and the reports of other versions of reply-audit (none of their keys can come again)."""
+        import shutil
+        import time
+
+        entries, stale = [], time.time() - STALE_TEMPORARY
         for entry in os.scandir(self.folder):
-            if entry.name.endswith(".json"):
-                try:
-                    entries.append((entry.stat().st_mtime_ns, entry.path))
-                except OSError:
-                    continue
-        for _, path in sorted(entries, reverse=True)[KEEP:]:
             try:
-                os.unlink(path)
+                when = entry.stat().st_mtime
             except OSError:
-                pass
+                continue
+            if entry.name.endswith(".json"):
+                entries.append((when, entry.path))
+            elif entry.name.endswith(".tmp") and when < stale:
+                _unlink(entry.path)
+        for _, path in sorted(entries, reverse=True)[KEEP:]:
+            _unlink(path)
+        for entry in os.scandir(self.folder.parent):
+            if entry.name.endswith("-reports") and entry.name != self.folder.name and entry.is_dir():
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

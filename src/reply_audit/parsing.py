@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .facts.model import ParseProblem
 
@@ -90,16 +90,18 @@ def _fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
     if b"\x00" in source:
         return Parsed(tree=None, parser="none", problem=ParseProblem(1, 0, "file contains NUL bytes"))
     text = _decoded(source) if problem.message.startswith(LITERAL_ERRORS) else None
+    if text is not None and "\r" in text.replace("\r\n", ""):
+        text = None   # a lone CR ends a line for Python but not for the tokenizer's reader: libcst splits it
     units = _token_units(text) if text is not None else None
     if units is not None:
-        recovered = _recover(text or "", units, path, problem)
-        if recovered.tree is not None:
+        recovered = _recover(text or "", units, path, problem, only=LITERAL_ERRORS)
+        if recovered is not None and recovered.tree is not None:
             return recovered
     found = _libcst_units(source)
     if found is None:
         return Parsed(tree=None, parser="none", problem=problem)
     libcst_text, libcst_units = found
-    return _recover(libcst_text, libcst_units, path, problem)
+    return cast(Parsed, _recover(libcst_text, libcst_units, path, problem))
 
 
 def _decoded(source: bytes) -> str | None:
@@ -228,11 +230,18 @@ def _libcst_units(source: bytes) -> tuple[str, list[_Unit]] | None:
     return text, [unit(stmt) for stmt in wrapper.module.body]
 
 
-def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem) -> Parsed:
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")   # a line as Python counts them (not at a form feed)
+_LINE_NUMBER = re.compile(r"(\(detected at line |\bon line )(\d+)")
+
+
+def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem,
+             only: tuple[str, ...] | None = None) -> Parsed | None:
     """TEXT with every unit this Python rejects blanked (a class loses only the members it rejects, when that
-    is enough), parsed; each loss is listed with the lines lost and the real line of the error."""
-    lines = text.splitlines(keepends=True)
+    is enough), parsed; each loss is listed with the lines lost and the real line of the error. ONLY: the
+    errors a unit may be lost for (None when another one is met: the split is not trusted with it)."""
+    lines = _LINE.findall(text)
     skipped: list[ParseProblem] = []
+    errors: list[SyntaxError] = []
 
     def rejects(first: int, last: int, in_class: bool = False) -> SyntaxError | None:
         """The error this Python gives for lines FIRST..LAST alone (inside a class when IN_CLASS), or None."""
@@ -242,12 +251,13 @@ def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem) ->
         except SyntaxError as exc:
             offset = first - 1 - (1 if in_class else 0)
             exc.lineno = (exc.lineno or 1) + offset
-            if exc.msg:   # "unterminated string literal (detected at line 44)" counts from the chunk, too
-                exc.msg = re.sub(r"\(detected at line (\d+)\)",
-                                 lambda m: f"(detected at line {int(m.group(1)) + offset})", exc.msg)
+            if exc.msg:   # "(detected at line 44)", "after 'if' statement on line 43" count from the chunk too
+                exc.msg = _LINE_NUMBER.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + offset}", exc.msg)
+            errors.append(exc)
             return exc
         except (ValueError, RecursionError, MemoryError) as exc:
-            return SyntaxError(_problem(exc).message, (path, first, 1, ""))
+            errors.append(SyntaxError(_problem(exc).message, (path, first, 1, "")))
+            return errors[-1]
         return None
 
     def lose(first: int, last: int, what: str, exc: SyntaxError, indent: str = "") -> None:
@@ -278,6 +288,8 @@ def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem) ->
             continue
         del skipped[before:]     # the class is lost whole: one entry says so
         lose(unit.first, unit.last, f"{unit.kind} {unit.name}" if unit.name else "a statement", error)
+    if only is not None and not all(_problem(exc).message.startswith(only) for exc in errors):
+        return None
     try:
         tree = ast.parse("".join(lines), filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
