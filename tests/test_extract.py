@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pytest
 
 from support import facts_of
@@ -480,3 +482,32 @@ def test_one_extractor_keeps_nothing_of_the_files_before():
     assert [f.qualname for f, _ in extractor._derived_cache.values()] == ["tool"]   # the try block's reads
     facts_for_source(source.replace(b"tool", b"other"), "b.py", profile, extractor)
     assert [f.qualname for f, _ in extractor._derived_cache.values()] == ["other"]
+
+
+@dataclass(slots=True)
+class _Inner:
+    a: int
+
+
+@dataclass(slots=True)
+class _Shapes:
+    pair: tuple[str, _Inner]
+    many: tuple[_Inner, ...] = ()
+    plain: tuple[str, int] = ("x", 1)
+    maybe: tuple[int, _Inner] | None = None
+    table: dict[str, list[_Inner]] = field(default_factory=dict)
+
+
+def test_rows_rebuild_every_shape_of_field_exactly():
+    """Tuples of fixed length are rebuilt position by position (a record in the second place is a record), tuples
+    of any length item by item, Optional and nested containers as they were."""
+    import json
+
+    from reply_audit.facts.model import _decoder, _encoder
+
+    value = _Shapes(("k", _Inner(1)), (_Inner(2), _Inner(3)), ("y", 2), (5, _Inner(6)), {"t": [_Inner(7)]})
+    row = json.loads(json.dumps(_encoder(_Shapes)(value)))
+    assert row == [["k", [1]], [[2], [3]], ["y", 2], [5, [6]], {"t": [[7]]}]
+    assert _decoder(_Shapes)(row) == value
+    with pytest.raises(ValueError, match="a tuple of 2 items has 3"):
+        _decoder(_Shapes)([["k", [1], "extra"], [], ["y", 2], None, {}])

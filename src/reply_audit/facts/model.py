@@ -333,6 +333,14 @@ def _member(tp: Any) -> Any:
     return tp
 
 
+def _fixed(origin: Any, args: tuple[Any, ...]) -> list[Any] | None:
+    """The item types of a tuple type of fixed length (`tuple[str, int]`), one per position; None for a list
+    or a tuple of any length (`tuple[str, ...]`), whose items are all of one type."""
+    if origin is tuple and not (len(args) == 2 and args[1] is Ellipsis):
+        return list(args)
+    return None
+
+
 @cache
 def _encoder(tp: Any) -> Callable[[Any], Any]:
     """A function that turns a value of type TP into its row form (see `FileFacts.to_row`), made once per type."""
@@ -348,7 +356,11 @@ def _encoder(tp: Any) -> Callable[[Any], Any]:
             return [getattr(value, name) if part is None else part(getattr(value, name)) for name, part in parts]
         return encode
     origin, args = get_origin(tp), get_args(tp)
-    if origin in (list, tuple) and not _plain(args[0]):
+    fixed = _fixed(origin, args)
+    if fixed is not None and not all(_plain(a) for a in fixed):
+        each = [_encoder(a) for a in fixed]
+        return lambda value: None if value is None else [code(v) for code, v in zip(each, value)]
+    if fixed is None and origin in (list, tuple) and not _plain(args[0]):
         item = _encoder(args[0])
         return lambda value: None if value is None else [item(v) for v in value]
     if origin is dict and len(args) == 2 and not _plain(args[1]):
@@ -365,6 +377,17 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
     if isinstance(tp, type) and is_dataclass(tp):
         return _dataclass_decoder(tp)
     origin, args = get_origin(tp), get_args(tp)
+    fixed = _fixed(origin, args)
+    if fixed is not None:
+        each = [_decoder(a) for a in fixed]
+
+        def positions(value: Any) -> Any:
+            if value is None:
+                return None
+            if len(value) != len(each):
+                raise ValueError(f"a tuple of {len(each)} items has {len(value)}")
+            return tuple(code(v) for code, v in zip(each, value))
+        return positions
     if origin in (list, tuple):
         make: Callable[[Any], Any] = list if origin is list else tuple
         if _plain(args[0]):
