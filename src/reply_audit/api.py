@@ -552,8 +552,8 @@ def history(path: Path, *, rev_range: str | None = None, max_commits: int | None
 
 # -- cache ------------------------------------------------------------------------------------------------------
 def clear_cache(path: Path, cache_dir: Path | None = None) -> tuple[Path, int | None]:
-    """Remove the facts cache of PATH's project (or CACHE_DIR): its folder and how many entries it held (None
-    when there was none)."""
+    """Remove the cache of PATH's project (or CACHE_DIR), facts and kept reports: its folder and how many facts
+    entries it held (None when there was none)."""
     from .cache import clear
 
     if cache_dir is None and not path.is_dir():

@@ -171,7 +171,7 @@ def init(a: argparse.Namespace) -> None:
 
 @opt.command("cache clear", opt.CachePath, opt.CacheFolder)
 def cache_clear(a: argparse.Namespace) -> None:
-    """Remove the facts cache."""
+    """Remove the cache: facts per file and the reports kept."""
     target, removed = api.clear_cache(a.path, a.cache_dir)
     echo(f"reply-audit: no cache at {target}" if removed is None else f"reply-audit: removed {target} ({removed} "
                                                                       "entries)")
