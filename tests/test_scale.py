@@ -56,6 +56,20 @@ def test_a_warm_scan_parses_nothing_and_an_edit_reparses_only_that_file(tmp_path
     assert edited == report(root)[0]             # the same as a scan without cache
 
 
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_pool_workers_keep_the_facts_they_make(tmp_path, start_method):
+    """With a pool, each worker writes the facts it made to the cache (the caller writes none): the next scan
+    parses nothing and reports the same."""
+    cache = tmp_path / "cache"
+    profile = load_profile(None, EXAMPLE)
+    rels = sorted(p.relative_to(EXAMPLE).as_posix() for p in EXAMPLE.rglob("*.py"))
+    facts_cache = FactsCache(cache, profile.digest)
+    pooled, stats = extract_all(EXAMPLE, rels, profile, jobs=2, cache=facts_cache, start_method=start_method)
+    assert (stats.jobs, stats.parsed) == (2, 13)
+    again, stats = extract_all(EXAMPLE, rels, profile, jobs=1, cache=facts_cache)
+    assert (stats.parsed, stats.cached, again) == (0, 13, pooled)
+
+
 def test_corrupt_and_foreign_cache_entries_are_rebuilt_not_trusted(tmp_path):
     root = write_tree(tmp_path / "tree", {"a.py": 'X = "WA-RES-I-001"\n', "b.py": "def f():\n    pass\n"})
     cache_dir = tmp_path / "cache"
@@ -160,7 +174,7 @@ def test_history_counts_every_commit_exactly(tmp_path):
         {"subject": "guard hook", "files": 3, "findings": 0, "raw_dict_returns": 0, "registries": 1,
          "builders": 1, "medium": 0, "fixable": 0},
     ]
-    assert table.attrs["stats"] == {"commits": 4, "blobs": 4, "evaluated": 3}
+    assert table.attrs["stats"] == {"commits": 4, "blobs": 4, "cached": 0, "evaluated": 3}
     assert history(root, "", load_profile("canonical"), jobs=2).equals(table)
     last_two = history(root, "", load_profile("canonical"), max_commits=2, jobs=1)
     assert list(last_two["subject"]) == ["builder calls", "guard hook"]
@@ -364,3 +378,29 @@ def test_tree_modes_are_read_as_numbers_and_deep_folders_need_no_recursion(tmp_p
     entries[f"t{depth}"] = [(0o100000, "m.py", "b")]
     order = _children_first(["t0"], entries)
     assert order[0] == f"t{depth}" and order[-1] == "t0" and len(order) == depth + 1
+
+
+def test_history_keeps_each_file_versions_facts_and_a_second_run_parses_none(tmp_path):
+    """The facts of every file version go to the cache as a scan's do: a second history, with one job or a
+    pool, parses nothing and gives the same table; `--no-cache` writes no cache."""
+    from reply_audit.history import history
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    for n in range(3):
+        write_tree(root, {"server.py": HANDLER + f"\nVERSION = {n}\n", "util.py": "X = 1\n"})
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"step {n}")
+    profile = load_profile("canonical")
+    for filling in (1, 2):   # the facts kept by this process, or by the pool's workers
+        cache = tmp_path / f"cache-{filling}"
+        first = history(root, "", profile, jobs=filling, cache_dir=cache)
+        assert first.attrs["stats"] == {"commits": 3, "blobs": 4, "cached": 0, "evaluated": 3}
+        for jobs in (1, 2):
+            again = history(root, "", profile, jobs=jobs, cache_dir=cache)
+            assert again.attrs["stats"]["cached"] == 4 and again.equals(first)
+    assert RUNNER.invoke(app, ["history", str(root), "--no-cache", "--out", str(tmp_path / "out")]).exit_code == 0
+    assert not (root / ".reply-audit-cache").exists()
+    assert RUNNER.invoke(app, ["history", str(root), "--out", str(tmp_path / "out")]).exit_code == 0
+    assert (root / ".reply-audit-cache" / "CACHEDIR.TAG").exists()

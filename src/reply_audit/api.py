@@ -510,7 +510,10 @@ class HistoryOutcome:
     @property
     def summary(self) -> str:
         stats, first, last = self.table.attrs["stats"], self.table.iloc[0], self.table.iloc[-1]
-        return (f"{stats['commits']} commits ({stats['blobs']} unique files parsed, {stats['evaluated']} evaluated): "
+        cached = stats.get("cached", 0)
+        parsed = f"{stats['blobs']} unique files parsed" if not cached else \
+            f"{stats['blobs']} unique files, {stats['blobs'] - cached} parsed and {cached} from the cache"
+        return (f"{stats['commits']} commits ({parsed}, {stats['evaluated']} evaluated): "
                 f"findings {first['findings']} -> {last['findings']}, score {first['score']} -> {last['score']}; "
                 f"wrote {self.folder.as_posix()}/{self.written}")
 
@@ -518,9 +521,10 @@ class HistoryOutcome:
 def history(path: Path, *, rev_range: str | None = None, max_commits: int | None = None, out: Path | None = None,
             jobs: int | None = None, profile: str | None = None, config: Path | None = None,
             title: str | None = None, progress: Progress | None = None,
-            notes: list[str] | None = None) -> HistoryOutcome:
+            notes: list[str] | None = None, cache_dir: Path | None = None, no_cache: bool = False) -> HistoryOutcome:
     """Compliance over a git history: the table, written to OUT as history.csv and .json (with the [chart]
-    extra, .png and .svg too)."""
+    extra, .png and .svg too). Each file version's facts are kept in the cache (CACHE_DIR, else the project's),
+    as a scan keeps them: a later run parses only the versions it has not seen."""
     from .delta import revision_texts
     from .gitrev import prefix_of, resolve
     from .history import chart
@@ -531,7 +535,8 @@ def history(path: Path, *, rev_range: str | None = None, max_commits: int | None
     prefix = prefix_of(path)
     texts = revision_texts(repo, resolve(repo, "HEAD"), prefix, ["pyproject.toml"])
     effective = settings(repo, profile, config, pyproject_text=texts.get("pyproject.toml", ""), notes=notes)
-    table = run_history(repo, prefix, effective, rev_range, max_commits, jobs, progress)
+    folder = cache_folder(repo, cache_dir, no_cache)
+    table = run_history(repo, prefix, effective, rev_range, max_commits, jobs, progress, folder)
     try:
         out.mkdir(parents=True, exist_ok=True)
         table.assign(date=table["date"].dt.strftime("%Y-%m-%dT%H:%M:%SZ")).to_csv(out / "history.csv", index=False)

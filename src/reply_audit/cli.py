@@ -139,13 +139,14 @@ def rules(a: argparse.Namespace) -> None:
 
 
 @opt.command("history", opt.RepoPath, opt.RevRange, opt.MaxCommits, opt.HistoryOut, opt.Jobs, opt.Profile, opt.Title,
-         opt.Config)
+         opt.Config, opt.CacheDir, opt.NoCache)
 def history(a: argparse.Namespace) -> None:
     """Compliance over a git history: a table per commit (CSV, JSON) and a chart (PNG, SVG)."""
     notes: list[str] = []
     with Progress() as progress:
         done = api.history(a.path, rev_range=a.rev_range, max_commits=a.max_commits, out=a.out, jobs=a.jobs,
-                           profile=a.profile, config=a.config, title=a.title, progress=progress, notes=notes)
+                           profile=a.profile, config=a.config, title=a.title, progress=progress, notes=notes,
+                           cache_dir=a.cache_dir, no_cache=a.no_cache)
     _say_all(notes)
     echo(done.summary)
 

@@ -262,8 +262,9 @@ FailLevel = _opt("--fail-on", choices=FAIL_LEVELS,
 Jobs = _opt("--jobs", "-j", metavar="N", minimum=1,
             help="Processes that parse files [default: one per CPU, for large trees].")
 CacheDir = _opt("--cache-dir", metavar="DIR", kind=Path,
-                help="Where facts per file are kept between scans [default: .reply-audit-cache at the project's "
-                     "root: the folder of its configuration, else of .git, else PATH].")
+                help="Where facts per file (and a scan's recent reports) are kept between runs [default: "
+                     ".reply-audit-cache at the project's root: the folder of its configuration, else of .git, else "
+                     "PATH].")
 NoCache = _flag("--no-cache", help="Neither read nor write the cache.")
 Exclude = _opt("--exclude", metavar="PATTERN", many=True,
                help="Folders and files to leave out, replacing the profile's [scan] exclude (names or globs, "

@@ -6,7 +6,9 @@ reused, with their path, wherever the blob appears again. A commit whose
 scanned files are exactly those of the commit before gets that commit's row
 again without any work; the others get an inventory, the rules and the
 scorecard. Blobs are read in chunks by `git cat-file --batch` and parsed in
-this process or a process pool. Nothing is checked out.
+this process or a process pool, or taken from the facts cache (keyed as a
+scan keys them: the path a blob is parsed under and its bytes), so a later
+run parses only the versions it has not seen. Nothing is checked out.
 
 The table (pandas) has, per commit: the date, the findings by severity,
 legacy codes defined and still used, active registries, builders, raw dict
@@ -21,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .cache import FactsCache, key_of, tag
 from .codemods.planner import evaluate_fixable as evaluate
 from .compliance import requirements
 from .discovery import PRECOMMIT_FILES, is_test_path, select
@@ -35,7 +38,7 @@ from .rules.base import RuleContext
 from .scan import ScanResult, _inventory, tooling_facts
 
 if TYPE_CHECKING:  # pragma: no cover
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     import pandas as pd
 
@@ -61,8 +64,9 @@ def commits(repo: Path, rev_range: str | None, max_commits: int | None) -> list[
 
 def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = None,
             max_commits: int | None = None, jobs: int | None = 1,
-            progress: Callable[[str, int, int], None] | None = None) -> pd.DataFrame:
-    """The per-commit table (pandas); `table.attrs["stats"]` counts commits, unique blobs and evaluations."""
+            progress: Callable[[str, int, int], None] | None = None, cache_dir: Path | None = None) -> pd.DataFrame:
+    """The per-commit table (pandas); `table.attrs["stats"]` counts commits, unique blobs (and how many of them
+    the facts cache in CACHE_DIR held) and evaluations."""
     import pandas as pd
 
     listed = commits(repo, rev_range, max_commits)
@@ -85,14 +89,22 @@ def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = N
             first_path.setdefault(blob, path)          # in order of first appearance: early commits first
         if progress:
             progress("listing commits", n, len(listed))
-    by_blob = _BlobFacts(repo, first_path, profile, jobs, progress)
+    by_blob = _BlobFacts(repo, first_path, profile, jobs, progress, _facts_cache(cache_dir, profile))
     try:
         rows, evaluated = _evaluate(repo, profile, listed, trees, configs, by_blob, tests, progress)
     finally:
         by_blob.close()
     table = pd.DataFrame(rows, columns=COLUMNS)
-    table.attrs["stats"] = {"commits": len(listed), "blobs": len(first_path), "evaluated": evaluated}
+    table.attrs["stats"] = {"commits": len(listed), "blobs": len(first_path), "cached": by_blob.cached,
+                            "evaluated": evaluated}
     return table
+
+
+def _facts_cache(folder: Path | None, profile: Profile) -> FactsCache | None:
+    if folder is None:
+        return None
+    tag(folder)
+    return FactsCache(folder, profile.digest)
 
 
 def _evaluate(repo: Path, profile: Profile, listed: list[tuple[str, int, str]], trees: list[dict[str, str]],
@@ -144,65 +156,96 @@ class _BlobFacts:
     AHEAD = 3   # chunks in flight
 
     def __init__(self, repo: Path, first_path: dict[str, str], profile: Profile, jobs: int | None,
-                 progress: Callable[[str, int, int], None] | None) -> None:
-        from concurrent.futures import ProcessPoolExecutor
-
-        from .workers import _init, pool_size
+                 progress: Callable[[str, int, int], None] | None, cache: FactsCache | None = None) -> None:
+        from .workers import pool_size
 
         self.repo, self.first_path, self.profile, self.progress = repo, first_path, profile, progress
+        self.cache = cache
+        self.contents: dict[str, bytes] = {}   # the blobs of the chunk read last
+        self.cached = 0   # blobs whose facts came from the cache
+        self.keys: dict[str, str] = {}   # blob -> its facts cache key (the path it is parsed under, its bytes)
         self.order = list(first_path)
         self.wanted = pool_size(jobs)
         self.done: dict[str, FileFacts] = {}
         self.extractor = FactsExtractor(profile)
         self.next_chunk = 0
         self.flight: list[tuple[list[str], list[Future[list[FileFacts]]]]] = []
-        self.pool = ProcessPoolExecutor(max_workers=self.wanted, initializer=_init,
-                                        initargs=(profile.name, profile.data, profile.sources)) \
-            if self.wanted > 1 else None
+        self.pool: ProcessPoolExecutor | None = None   # started for the first blob the cache does not hold
 
     def _submit(self) -> bool:
-        from .workers import _extract
+        from concurrent.futures import ProcessPoolExecutor
+
+        from .workers import _extract, _init, pool_initargs
 
         start = self.next_chunk * self.STEP
         if start >= len(self.order):
             return False
-        chunk = self.order[start:start + self.STEP]
+        chunk = self._from_cache(self.order[start:start + self.STEP])
         self.next_chunk += 1
-        contents, _ = read_blobs(self.repo, chunk)
+        if not chunk:
+            return True
+        contents = self.contents
         batch = [(self.first_path[b], contents.get(b, b"")) for b in chunk]
         parts = [batch[i::self.wanted] for i in range(self.wanted)]
-        assert self.pool is not None   # chunks are submitted only to a pool
+        if self.pool is None:
+            self.pool = ProcessPoolExecutor(max_workers=self.wanted, initializer=_init,
+                                            initargs=pool_initargs(self.profile, self.cache))
         self.flight.append((chunk, [self.pool.submit(_extract, part) for part in parts]))
         return True
+
+    def _from_cache(self, chunk: list[str]) -> list[str]:
+        """Read the blobs of CHUNK (into `contents`), take the facts the cache holds, and return the blobs left to
+        parse."""
+        self.contents, _ = read_blobs(self.repo, chunk)
+        if self.cache is None:
+            return chunk
+        todo = []
+        for blob in chunk:
+            path = self.first_path[blob]
+            self.keys[blob] = key = key_of(path, self.contents.get(blob, b""))
+            hit = self.cache.get(key)
+            if hit is not None and hit.path == path:
+                self.done[blob] = hit
+                self.cached += 1
+            else:
+                todo.append(blob)
+        if self.progress and len(todo) < len(chunk):
+            self.progress("parsing blobs", len(self.done), len(self.order))
+        return todo
+
+    def _keep(self, blob: str, facts: FileFacts) -> None:
+        self.done[blob] = facts
+        if self.cache is not None:
+            self.cache.put(self.keys[blob], facts)
 
     def _collect(self) -> None:
         chunk, futures = self.flight.pop(0)
         results: list[Any] = [None] * len(chunk)
         for i, future in enumerate(futures):          # many blobs share a path: placed by position
             results[i::self.wanted] = future.result()
-        self.done.update(zip(chunk, results))
+        self.done.update(zip(chunk, results))   # (the workers kept them in the cache)
         if self.progress:
             self.progress("parsing blobs", len(self.done), len(self.order))
 
     def __getitem__(self, blob: str) -> FileFacts:
         if blob in self.done:
             return self.done[blob]
-        if self.pool is None:   # one process: parse the next chunk here, in order
+        if self.wanted == 1:   # one process: parse the next chunk here, in order
             while blob not in self.done:
                 start = self.next_chunk * self.STEP
-                chunk = self.order[start:start + self.STEP]
+                chunk = self._from_cache(self.order[start:start + self.STEP])
                 self.next_chunk += 1
-                contents, _ = read_blobs(self.repo, chunk)
                 for b in chunk:
-                    self.done[b] = facts_for_source(contents.get(b, b""), self.first_path[b], self.profile,
-                                                    self.extractor)
+                    self._keep(b, facts_for_source(self.contents.get(b, b""), self.first_path[b], self.profile,
+                                                   self.extractor))
                 if self.progress:
                     self.progress("parsing blobs", len(self.done), len(self.order))
             return self.done[blob]
         while blob not in self.done:
             while len(self.flight) < self.AHEAD and self._submit():
                 pass
-            self._collect()
+            if blob not in self.done:   # (a chunk the cache held whole put nothing in flight)
+                self._collect()
         while len(self.flight) < self.AHEAD and self._submit():   # keep the workers busy while we evaluate
             pass
         return self.done[blob]

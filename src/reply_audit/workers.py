@@ -90,21 +90,33 @@ def _leave_with_parent() -> None:
 
     threading.Thread(target=watch, name="reply-audit-parent-watch", daemon=True).start()
 
-_WORKER: tuple[Profile, FactsExtractor] | None = None
+_WORKER: tuple[Profile, FactsExtractor, FactsCache | None] | None = None
 
 
-def _init(name: str, data: dict[str, Any], sources: tuple[str, ...]) -> None:
+def _init(name: str, data: dict[str, Any], sources: tuple[str, ...], cache_dir: str | None = None) -> None:
     global _WORKER
     _leave_with_parent()
     profile = Profile(name=name, data=data, sources=sources)
-    _WORKER = (profile, new_extractor(profile))
+    _WORKER = (profile, new_extractor(profile), FactsCache(Path(cache_dir), profile.digest) if cache_dir else None)
 
 
 def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
+    """The facts of each file of BATCH; with a cache, each is kept there too, by the worker that made it (the
+    writes run in parallel, beside the parsing, instead of one after another in the caller)."""
     assert _WORKER is not None
-    profile, extractor = _WORKER
+    profile, extractor, cache = _WORKER
     with gc_paused():
-        return [facts_for_source(source, rel, profile, extractor) for rel, source in batch]
+        found = [facts_for_source(source, rel, profile, extractor) for rel, source in batch]
+    if cache is not None:
+        for (rel, source), facts in zip(batch, found):
+            cache.put(key_of(rel, source), facts)
+    return found
+
+
+def pool_initargs(profile: Profile, cache: FactsCache | None) \
+        -> tuple[str, dict[str, Any], tuple[str, ...], str | None]:
+    """What `_init` makes a worker from: PROFILE's parts, and the folder of CACHE that its results go to."""
+    return (profile.name, profile.data, profile.sources, str(cache.root) if cache is not None else None)
 
 
 # ------------------------------------------------------------------ caller side
@@ -152,7 +164,7 @@ def extract_sources(sources: list[Source], profile: Profile, jobs: int | None = 
 
         context = multiprocessing.get_context(start_method) if start_method else None
         with ProcessPoolExecutor(max_workers=wanted, mp_context=context, initializer=_init,
-                                 initargs=(profile.name, profile.data, profile.sources)) as pool:
+                                 initargs=pool_initargs(profile, cache)) as pool:
             results = []
             for batch in pool.map(_extract, batches):
                 results += batch
@@ -168,6 +180,6 @@ def extract_sources(sources: list[Source], profile: Profile, jobs: int | None = 
                     progress("parsing", len(results), len(todo))
     for (rel, _, key), facts in zip(todo, results):
         out[rel] = facts
-        if cache is not None:
+        if cache is not None and not use_pool:   # (each worker keeps what it made)
             cache.put(key, facts)
     return [out[rel] for rel, _ in sources], stats
