@@ -404,3 +404,29 @@ def test_history_keeps_each_file_versions_facts_and_a_second_run_parses_none(tmp
     assert not (root / ".reply-audit-cache").exists()
     assert RUNNER.invoke(app, ["history", str(root), "--out", str(tmp_path / "out")]).exit_code == 0
     assert (root / ".reply-audit-cache" / "CACHEDIR.TAG").exists()
+
+
+def test_spawned_workers_file_facts_where_their_caller_reads_them(tmp_path):
+    """A worker started by spawn runs without its caller's interpreter settings (`-X int_max_str_digits`), which
+    are part of the cache folder's name: it files its facts in the caller's folder all the same."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pathlib import Path\n"
+            "from reply_audit.cache import FactsCache\n"
+            "from reply_audit.profile import load_profile\n"
+            "from reply_audit.workers import extract_all\n"
+            "if __name__ == '__main__':\n"
+            f"    root, cache = Path({str(EXAMPLE)!r}), Path({str(tmp_path / 'cache')!r})\n"
+            "    profile = load_profile(None, root)\n"
+            "    rels = sorted(p.relative_to(root).as_posix() for p in root.rglob('*.py'))\n"
+            "    for _ in range(2):\n"
+            "        _, stats = extract_all(root, rels, profile, jobs=2, cache=FactsCache(cache, profile.digest),\n"
+            "                               start_method='spawn')\n"
+            "        print(stats.parsed, stats.cached)\n")
+    script = tmp_path / "run.py"
+    script.write_text(code)
+    out = subprocess.run([sys.executable, "-X", "int_max_str_digits=1000", str(script)], capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["13", "0", "0", "13"]
+    assert len([p for p in (tmp_path / "cache").iterdir() if p.is_dir()]) == 1

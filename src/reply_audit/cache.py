@@ -40,9 +40,12 @@ def key_of(rel: str, source: bytes) -> str:
 
 
 class FactsCache:
-    def __init__(self, directory: Path, profile_digest: str) -> None:
+    def __init__(self, directory: Path, profile_digest: str, folder: Path | None = None) -> None:
+        """The cache of facts under DIRECTORY for the profile of PROFILE_DIGEST, in the folder this code and this
+        Python name (FOLDER: that folder as another process named it: a pool worker files its facts exactly
+        where its caller reads them, whatever the worker's own interpreter settings)."""
         self.root = directory
-        self.folder = directory / f"{__version__}-{profile_digest}-{facts_schema()}"
+        self.folder = folder or directory / f"{__version__}-{profile_digest}-{facts_schema()}"
         self._prefix = os.fspath(self.folder) + os.sep   # entry paths built as text: a warm scan builds one a file
         self.writable = True
 

@@ -93,11 +93,12 @@ def _leave_with_parent() -> None:
 _WORKER: tuple[Profile, FactsExtractor, FactsCache | None] | None = None
 
 
-def _init(name: str, data: dict[str, Any], sources: tuple[str, ...], cache_dir: str | None = None) -> None:
+def _init(name: str, data: dict[str, Any], sources: tuple[str, ...], cache_folder: str | None = None) -> None:
     global _WORKER
     _leave_with_parent()
     profile = Profile(name=name, data=data, sources=sources)
-    _WORKER = (profile, new_extractor(profile), FactsCache(Path(cache_dir), profile.digest) if cache_dir else None)
+    cache = FactsCache(Path(cache_folder).parent, profile.digest, Path(cache_folder)) if cache_folder else None
+    _WORKER = (profile, new_extractor(profile), cache)
 
 
 def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
@@ -115,8 +116,9 @@ def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
 
 def pool_initargs(profile: Profile, cache: FactsCache | None) \
         -> tuple[str, dict[str, Any], tuple[str, ...], str | None]:
-    """What `_init` makes a worker from: PROFILE's parts, and the folder of CACHE that its results go to."""
-    return (profile.name, profile.data, profile.sources, str(cache.root) if cache is not None else None)
+    """What `_init` makes a worker from: PROFILE's parts, and the folder of CACHE its results go to, as the caller
+    names it (a worker started by spawn may run with other interpreter settings, which name another folder)."""
+    return (profile.name, profile.data, profile.sources, str(cache.folder) if cache is not None else None)
 
 
 # ------------------------------------------------------------------ caller side
