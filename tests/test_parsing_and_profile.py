@@ -307,15 +307,15 @@ def test_settings_are_kebab_case_and_the_old_snake_case_still_works_with_a_warni
         load_profile(None, tmp_path)
 
 
-def test_a_nesting_limit_skips_the_libcst_fallback(monkeypatch):
+def test_a_nesting_limit_skips_the_fallback(monkeypatch):
     """A nesting limit is the same in every Python, so the fallback (for code written for a newer Python) is not
     tried: it recovers nothing there, and libcst spends about 1 GB on 1,000 nested brackets."""
     from reply_audit import parsing
 
     def no_fallback(*args):
-        raise AssertionError("the libcst fallback was tried")
+        raise AssertionError("the fallback was tried")
 
-    monkeypatch.setattr(parsing, "_libcst_fallback", no_fallback)
+    monkeypatch.setattr(parsing, "_fallback", no_fallback)
     nested = parsing.parse_source(b"x = " + b"[" * 1000 + b"]" * 1000 + b"\n", "deep.py")
     assert (nested.parser, nested.problem.line, nested.problem.message) == ("none", 1, "too many nested parentheses")
     indented = b"".join(b"    " * i + b"if x:\n" for i in range(120)) + b"    " * 120 + b"pass\n"

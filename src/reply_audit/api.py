@@ -118,7 +118,7 @@ def scan(path: Path, profile: Profile | None = None, mapping_paths: list[Path] |
     configuration names, found as `reply-audit scan` finds it)."""
     _existing(path)
     return scanning.scan(path, profile or settings(path), mapping_paths, display_root=path.as_posix(), jobs=jobs,
-                 cache_dir=cache_dir, progress=progress)
+                         cache_dir=cache_dir, progress=progress)
 
 
 def evaluate(result: ScanResult, select: list[str] | None = None, ignore: list[str] | None = None,
@@ -247,7 +247,7 @@ def _report_key(path: Path, effective: Profile, gathered: Gathered, level: str, 
     except OSError:
         return None
     key = ReportKey()
-    key.add_json("command", {"path": path.as_posix(), "cwd": os.getcwd(), "real cwd": here, "real root": where,
+    key.add_json("command", {"path": path.as_posix(), "real cwd": here, "real root": where,
                              "select": split(select), "ignore": split(ignore), "fail_on": level, "shown": shown,
                              "mapping": [os.fspath(m) for m in mapping or []], "baseline": baseline})
     if shown[0] in ("github", "csv", "sarif"):   # paths from the repository's root: where git says the tree is
@@ -355,7 +355,7 @@ def migrate(path: Path, *, select: Iterable[str] | None = None, phase: int | Non
         return outcome
     reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
     scanned = scanning.scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=None,
-                    cache_dir=cache_folder(path), progress=progress)   # the cache and the pool, as scan
+                            cache_dir=cache_folder(path), progress=progress)   # the cache and the pool, as scan
     _no_files(path, scanned, "migrate")
     outcome.result = run_migrate(scanned, chosen, reviewed, progress)
     outcome.prefix = repo_prefix(path)

@@ -39,14 +39,29 @@ def key_of(rel: str, source: bytes) -> str:
     return digest.hexdigest()
 
 
+def interpreter() -> str:
+    """The Python that parses: its version and the settings that change what it accepts (another Python reads a
+    file otherwise)."""
+    return f"{sys.version}\0{sys.flags}\0{sys.get_int_max_str_digits()}"
+
+
 class FactsCache:
-    def __init__(self, directory: Path, profile_digest: str, folder: Path | None = None) -> None:
+    def __init__(self, directory: Path, profile_digest: str) -> None:
         """The cache of facts under DIRECTORY for the profile of PROFILE_DIGEST, in the folder this code and this
-        Python name (FOLDER: that folder as another process named it: a pool worker files its facts exactly
-        where its caller reads them, whatever the worker's own interpreter settings)."""
-        self.root = directory
-        self.folder = folder or directory / f"{__version__}-{profile_digest}-{facts_schema()}"
-        self._prefix = os.fspath(self.folder) + os.sep   # entry paths built as text: a warm scan builds one a file
+        Python name."""
+        self._use(directory / f"{__version__}-{profile_digest}-{facts_schema()}")
+
+    @classmethod
+    def in_folder(cls, folder: Path) -> FactsCache:
+        """The cache whose entries are in FOLDER, as another process named it: a pool worker files its facts
+        exactly where its caller reads them, whatever the worker's own interpreter settings."""
+        cache = cls.__new__(cls)
+        cache._use(folder)
+        return cache
+
+    def _use(self, folder: Path) -> None:
+        self.folder = folder
+        self._prefix = os.fspath(folder) + os.sep   # entry paths built as text: a warm scan builds one a file
         self.writable = True
 
     def _path(self, key: str) -> Path:
@@ -66,6 +81,12 @@ class FactsCache:
             return FileFacts.from_row(data["facts"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
             return None   # missing, corrupt or foreign: rebuilt by the caller
+
+    def find(self, rel: str, source: bytes) -> tuple[str, FileFacts | None]:
+        """The key of REL with SOURCE, and the facts the cache holds for them (None: none)."""
+        key = key_of(rel, source)
+        found = self.get(key)
+        return key, found if found is not None and found.path == rel else None
 
     def put(self, key: str, facts: FileFacts) -> None:
         if not self.writable:
@@ -106,7 +127,7 @@ def facts_schema() -> str:
         cls = getattr(model, name)
         if isinstance(cls, type) and is_dataclass(cls):
             parts.append(name + ":" + ",".join(f"{f.name}={f.type}" for f in fields(cls)))
-    parts.append(f"{sys.version}\0{sys.flags}\0{sys.get_int_max_str_digits()}")   # another Python parses otherwise
+    parts.append(interpreter())
     digest = hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape"))
     package = Path(__file__).parent
     for source in sorted([*package.joinpath("facts").glob("*.py"), package / "parsing.py", package / "file_facts.py",
@@ -117,6 +138,14 @@ def facts_schema() -> str:
         except OSError:
             continue
     return digest.hexdigest()[:8]
+
+
+def opened(directory: Path | None, profile_digest: str) -> FactsCache | None:
+    """The facts cache in DIRECTORY (tagged as a cache) for the profile of PROFILE_DIGEST; None without one."""
+    if directory is None:
+        return None
+    tag(directory)
+    return FactsCache(directory, profile_digest)
 
 
 def tag(directory: Path) -> None:

@@ -23,7 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .cache import FactsCache, key_of, tag
+from .cache import FactsCache, opened
 from .codemods.planner import evaluate_fixable as evaluate
 from .compliance import requirements
 from .discovery import PRECOMMIT_FILES, is_test_path, select
@@ -89,7 +89,7 @@ def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = N
             first_path.setdefault(blob, path)          # in order of first appearance: early commits first
         if progress:
             progress("listing commits", n, len(listed))
-    by_blob = _BlobFacts(repo, first_path, profile, jobs, progress, _facts_cache(cache_dir, profile))
+    by_blob = _BlobFacts(repo, first_path, profile, jobs, progress, opened(cache_dir, profile.digest))
     try:
         rows, evaluated = _evaluate(repo, profile, listed, trees, configs, by_blob, tests, progress)
     finally:
@@ -98,13 +98,6 @@ def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = N
     table.attrs["stats"] = {"commits": len(listed), "blobs": len(first_path), "cached": by_blob.cached,
                             "evaluated": evaluated}
     return table
-
-
-def _facts_cache(folder: Path | None, profile: Profile) -> FactsCache | None:
-    if folder is None:
-        return None
-    tag(folder)
-    return FactsCache(folder, profile.digest)
 
 
 def _evaluate(repo: Path, profile: Profile, listed: list[tuple[str, int, str]], trees: list[dict[str, str]],
@@ -161,7 +154,6 @@ class _BlobFacts:
 
         self.repo, self.first_path, self.profile, self.progress = repo, first_path, profile, progress
         self.cache = cache
-        self.contents: dict[str, bytes] = {}   # the blobs of the chunk read last
         self.cached = 0   # blobs whose facts came from the cache
         self.keys: dict[str, str] = {}   # blob -> its facts cache key (the path it is parsed under, its bytes)
         self.order = list(first_path)
@@ -180,11 +172,10 @@ class _BlobFacts:
         start = self.next_chunk * self.STEP
         if start >= len(self.order):
             return False
-        chunk = self._from_cache(self.order[start:start + self.STEP])
+        contents, chunk = self._read(self.order[start:start + self.STEP])
         self.next_chunk += 1
         if not chunk:
             return True
-        contents = self.contents
         batch = [(self.first_path[b], contents.get(b, b"")) for b in chunk]
         parts = [batch[i::self.wanted] for i in range(self.wanted)]
         if self.pool is None:
@@ -193,25 +184,23 @@ class _BlobFacts:
         self.flight.append((chunk, [self.pool.submit(_extract, part) for part in parts]))
         return True
 
-    def _from_cache(self, chunk: list[str]) -> list[str]:
-        """Read the blobs of CHUNK (into `contents`), take the facts the cache holds, and return the blobs left to
-        parse."""
-        self.contents, _ = read_blobs(self.repo, chunk)
+    def _read(self, chunk: list[str]) -> tuple[dict[str, bytes], list[str]]:
+        """The contents of the blobs of CHUNK, and those of them left to parse: the facts the cache holds are
+        taken."""
+        contents, _ = read_blobs(self.repo, chunk)
         if self.cache is None:
-            return chunk
+            return contents, chunk
         todo = []
         for blob in chunk:
-            path = self.first_path[blob]
-            self.keys[blob] = key = key_of(path, self.contents.get(blob, b""))
-            hit = self.cache.get(key)
-            if hit is not None and hit.path == path:
+            self.keys[blob], hit = self.cache.find(self.first_path[blob], contents.get(blob, b""))
+            if hit is not None:
                 self.done[blob] = hit
                 self.cached += 1
             else:
                 todo.append(blob)
         if self.progress and len(todo) < len(chunk):
             self.progress("parsing blobs", len(self.done), len(self.order))
-        return todo
+        return contents, todo
 
     def _keep(self, blob: str, facts: FileFacts) -> None:
         self.done[blob] = facts
@@ -233,10 +222,10 @@ class _BlobFacts:
         if self.wanted == 1:   # one process: parse the next chunk here, in order
             while blob not in self.done:
                 start = self.next_chunk * self.STEP
-                chunk = self._from_cache(self.order[start:start + self.STEP])
+                contents, chunk = self._read(self.order[start:start + self.STEP])
                 self.next_chunk += 1
                 for b in chunk:
-                    self._keep(b, facts_for_source(self.contents.get(b, b""), self.first_path[b], self.profile,
+                    self._keep(b, facts_for_source(contents.get(b, b""), self.first_path[b], self.profile,
                                                    self.extractor))
                 if self.progress:
                     self.progress("parsing blobs", len(self.done), len(self.order))

@@ -276,7 +276,7 @@ def _read_path(function: str, guards: list[str], profile: Profile) -> str | None
     if not words:
         return None
     if _one_of(tuple(words), "(?:^|_)", "(?:_|$)").search(name):
-        word = next(w for w in words if re.search(rf"(?i)(^|_){re.escape(w)}(_|$)", name))
+        word = next(w for w in words if _one_of((w,), "(?:^|_)", "(?:_|$)").search(name))
         return f"{name} answers a read ({word})"
     for guard in guards:
         if guard.startswith("not (") or " not in " in guard:   # the branch where the command is NOT that one

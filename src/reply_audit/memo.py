@@ -30,12 +30,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from . import __version__
+from .cache import interpreter
 from .discovery import Gathered
 from .safe_write import WriteRefused, replace
 
@@ -60,8 +60,7 @@ def code_digest() -> str:
     top module: what Python itself checks before it trusts a module's cached bytecode."""
     from importlib.util import find_spec
 
-    settings = f"{__version__}\0{sys.version}\0{sys.flags}\0{sys.get_int_max_str_digits()}\0"
-    digest = hashlib.sha256(settings.encode())
+    digest = hashlib.sha256(f"{__version__}\0{interpreter()}\0".encode())
     for name, size, mtime in sorted(_package_files(os.path.dirname(os.path.abspath(__file__)), "")):
         digest.update(f"{name}\0{size}\0{mtime}\0".encode("utf-8", "surrogateescape"))
     for module in DEPENDENCIES:

@@ -63,12 +63,12 @@ def parse_source(source: bytes, path: str = "<file>") -> Parsed:
         # a nesting limit is the same in every Python: the fallback, which recovers code written for a newer
         # Python, has nothing to recover, and libcst spends about 1 GB and 5 s on 1,000 nested brackets
         return Parsed(tree=None, parser="none", problem=problem)
-    return _libcst_fallback(source, path, problem)
+    return _fallback(source, path, problem)
 
 
-def _libcst_fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
+def _fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
     try:
-        return _fallback(source, path, problem)
+        return _read_in_part(source, path, problem)
     except (RecursionError, MemoryError) as exc:
         return Parsed(tree=None, parser="none", problem=_problem(exc))
 
@@ -84,7 +84,7 @@ class _Unit:
     members: list[_Unit] = field(default_factory=list)   # a class's statements, when its body is a block
 
 
-def _fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
+def _read_in_part(source: bytes, path: str, problem: ParseProblem) -> Parsed:
     """Read what this Python can of a module it rejects: split it into statements (by Python's own tokenizer when
     only a literal's value is wrong, else by libcst's parser), then keep each statement `ast` accepts."""
     if b"\x00" in source:
@@ -92,9 +92,8 @@ def _fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
     text = _decoded(source) if problem.message.startswith(LITERAL_ERRORS) else None
     if text is not None and "\r" in text.replace("\r\n", ""):
         text = None   # a lone CR ends a line for Python but not for the tokenizer's reader: libcst splits it
-    units = _token_units(text) if text is not None else None
-    if units is not None:
-        recovered = _recover(text or "", units, path, problem, only=LITERAL_ERRORS)
+    if text is not None and (units := _token_units(text)) is not None:
+        recovered = _recover(text, units, path, problem, only=LITERAL_ERRORS)
         if recovered is not None and recovered.tree is not None:
             return recovered
     found = _libcst_units(source)
@@ -164,8 +163,7 @@ def _token_units(text: str) -> list[_Unit] | None:
             head = k
             k += 1
             while k < stop and (starts[k][2] > depth or (starts[k][2] == depth and (
-                    tokens[starts[k][0]].string in _CONTINUES or (tokens[starts[k - 1][0]].string == "@"
-                    and _decorates(tokens, starts, head, k))))):
+                    tokens[starts[k][0]].string in _CONTINUES or _decorates(tokens, starts, head, k)))):
                 k += 1
             end_token = starts[k][0] if k < len(starts) else len(tokens)
             unit = _Unit(first=starts[head][1], last=last_line(starts[head][0], end_token))

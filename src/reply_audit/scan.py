@@ -92,18 +92,15 @@ def scan(root: Path, profile: Profile, mapping_paths: list[Path] | None = None,
     """Scan ROOT. JOBS: processes for extraction (1: this one; None: one per CPU for a large tree).
     CACHE_DIR: keep and reuse facts per file there (None: no cache). PROGRESS(stage, done, total). GATHERED:
     ROOT's files as already read (`discovery.gather`)."""
-    from .cache import FactsCache, tag
+    from .cache import opened
     from .workers import extract_sources
 
     if gathered is None:
         gathered = gather(root, profile.scan_list("include"), profile.scan_list("exclude"))
     found = gathered.found
     mapping_facts, mapping_names = load_mappings(found.root, profile, list(mapping_paths or []))
-    cache = None
-    if cache_dir is not None:
-        tag(cache_dir)
-        cache = FactsCache(cache_dir, profile.digest)
-    files, stats = extract_sources(gathered.sources, profile, jobs, cache, progress=progress)
+    files, stats = extract_sources(gathered.sources, profile, jobs, opened(cache_dir, profile.digest),
+                                   progress=progress)
     return ScanResult(root=found.root, display_root=display_root or str(root), profile=profile, files=files,
                       inventory=_inventory(profile, files, mapping_facts, found.problems),
                       mapping_files=mapping_names, tooling=tooling_facts(found.root, profile),
@@ -143,15 +140,14 @@ def _inventory(profile: Profile, files: list[FileFacts], mapping_facts: list[Map
 def rescan(result: ScanResult, changed: dict[str, bytes], cache_dir: Path | None = None) -> ScanResult:
     """The scan of RESULT's tree with some files' contents replaced (in memory): only those are re-read, or
     taken from the facts cache in CACHE_DIR when it holds that content."""
-    from .cache import FactsCache, key_of
+    from .cache import FactsCache
 
     cache = FactsCache(cache_dir, result.profile.digest) if cache_dir is not None else None
     extractor: FactsExtractor | None = None   # made when a file must be parsed: the hook's are mostly cached
 
     def facts(rel: str, source: bytes) -> FileFacts:
         nonlocal extractor
-        key = key_of(rel, source)
-        found = cache.get(key) if cache is not None else None
+        key, found = cache.find(rel, source) if cache is not None else ("", None)
         if found is None:
             extractor = extractor or new_extractor(result.profile)
             found = facts_for_source(source, rel, result.profile, extractor)

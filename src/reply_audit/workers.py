@@ -97,8 +97,7 @@ def _init(name: str, data: dict[str, Any], sources: tuple[str, ...], cache_folde
     global _WORKER
     _leave_with_parent()
     profile = Profile(name=name, data=data, sources=sources)
-    cache = FactsCache(Path(cache_folder).parent, profile.digest, Path(cache_folder)) if cache_folder else None
-    _WORKER = (profile, new_extractor(profile), cache)
+    _WORKER = (profile, new_extractor(profile), FactsCache.in_folder(Path(cache_folder)) if cache_folder else None)
 
 
 def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
@@ -127,7 +126,6 @@ def default_pool(todo: list[tuple[str, bytes, str]]) -> bool:
     return sum(len(source) for _, source, _ in todo) >= AUTO_POOL_MIN_BYTES
 
 
-
 def extract_all(root: Path, rels: list[str], profile: Profile, jobs: int | None = None,
                 cache: FactsCache | None = None, start_method: str | None = None,
                 progress: Callable[[str, int, int], None] | None = None,
@@ -148,9 +146,8 @@ def extract_sources(sources: list[Source], profile: Profile, jobs: int | None = 
         if isinstance(source, OSError):
             out[rel] = unreadable_facts(rel, profile, source)
             continue
-        key = key_of(rel, source) if cache is not None else ""
-        hit = cache.get(key) if cache is not None else None
-        if hit is not None and hit.path == rel:
+        key, hit = cache.find(rel, source) if cache is not None else ("", None)
+        if hit is not None:
             out[rel] = hit
             stats.cached += 1
         else:
