@@ -203,29 +203,29 @@ def _libcst_units(source: bytes) -> tuple[str, list[_Unit]] | None:
     tokenizer); None when libcst cannot read it either."""
     try:
         import libcst
-        from libcst.metadata import MetadataWrapper, PositionProvider
+
+        from .cst_positions import spans
     except ImportError:  # pragma: no cover - libcst is a dependency
         return None
     try:
-        wrapper = MetadataWrapper(libcst.parse_module(source))
-        positions = wrapper.resolve(PositionProvider)
-        text = wrapper.module.code
+        module = libcst.parse_module(source)
+        text, positions = spans(module)
     except Exception:  # libcst raises its own ParserSyntaxError and friends
         return None
 
     def unit(node: libcst.CSTNode) -> _Unit:
-        first = positions[node].start.line
+        first = positions[id(node)][0]
         for dec in getattr(node, "decorators", ()):
-            first = min(first, positions[dec].start.line)
+            first = min(first, positions[id(dec)][0])
         name = getattr(getattr(node, "name", None), "value", None)
         kind = {libcst.FunctionDef: "function", libcst.ClassDef: "class"}.get(type(node), "")
-        found = _Unit(first, positions[node].end.line, kind, name)
+        found = _Unit(first, positions[id(node)][2], kind, name)
         body = node.body if isinstance(node, libcst.ClassDef) else None
         if isinstance(body, libcst.IndentedBlock):
             found.members = [unit(member) for member in body.body]
         return found
 
-    return text, [unit(stmt) for stmt in wrapper.module.body]
+    return text, [unit(stmt) for stmt in module.body]
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")   # a line as Python counts them (not at a form feed)

@@ -26,8 +26,9 @@ from typing import Any, cast
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import MetadataWrapper, PositionProvider
 
+from ..cst_positions import Span as NodeSpan
+from ..cst_positions import spans as node_spans
 from .base import Edit
 from .ftypes import Refused, Span, Target
 from .rewrite_context import RewriteContext
@@ -68,36 +69,31 @@ class _Columns:
 
 
 class _Applier(cst.CSTTransformer):
-    METADATA_DEPENDENCIES = (PositionProvider,)
-
     def __init__(self, table: dict[tuple[str, tuple[Any, ...]], list[tuple[Edit, Target]]],
-                 ctx: RewriteContext) -> None:
+                 ctx: RewriteContext, spans: dict[int, NodeSpan]) -> None:
         super().__init__()
         self.table = table
         self.ctx = ctx
+        self.spans = spans
         self.hits: dict[int, int] = defaultdict(int)
         self.refused: dict[int, str] = {}
         self.lines = sorted({key[1][1] if key[0] == "def" else key[1][0] for key in table})
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         """Descend only into nodes whose lines hold a target: the rest of the tree is kept as it is."""
-        if isinstance(node, cst.Module):
+        span = self.spans.get(id(node))
+        if span is None:   # the module, or a node an edit made
             return True
-        try:
-            pos = self.get_metadata(PositionProvider, node)
-        except KeyError:
-            return True
-        i = bisect_left(self.lines, pos.start.line)
-        return i < len(self.lines) and self.lines[i] <= pos.end.line
+        i = bisect_left(self.lines, span[0])
+        return i < len(self.lines) and self.lines[i] <= span[2]
 
     def _key(self, node: cst.CSTNode) -> tuple[str, tuple[Any, ...]] | None:
         kind = _KINDS.get(type(node))
         if kind is not None:
             # an expression statement is found by its value: `(rb.denied(...))` spans its parentheses, the call not
-            pos = self.get_metadata(PositionProvider, cast(cst.Expr, node).value if kind == "expr" else node)
-            return kind, (pos.start.line, pos.start.column, pos.end.line, pos.end.column)
+            return kind, self.spans[id(cast(cst.Expr, node).value if kind == "expr" else node)]
         if isinstance(node, cst.FunctionDef):
-            return "def", (node.name.value, self.get_metadata(PositionProvider, node.name).start.line)
+            return "def", (node.name.value, self.spans[id(node.name)][0])
         return None
 
     # Any: an edit may put a node of another type in place of the one it rewrites, which libcst allows at run
@@ -133,17 +129,18 @@ def _with_comment(node: cst.SimpleStatementLine | cst.SimpleStatementSuite, text
         whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(f"# {text}")))
 
 
-def _once(module: cst.Module, edits: list[Edit], text: str) -> tuple[cst.Module, dict[int, str]]:
-    """Apply EDITS to MODULE, whose source is TEXT; return the new module and the edits that failed (id ->
-    reason)."""
+def _once(module: cst.Module, edits: list[Edit], text: str, spans: dict[int, NodeSpan]) \
+        -> tuple[cst.Module, dict[int, str]]:
+    """Apply EDITS to MODULE, whose source is TEXT and whose nodes sit at SPANS; return the new module and the
+    edits that failed (id -> reason)."""
     columns = _Columns(text)
     table: dict[tuple[str, tuple[Any, ...]], list[tuple[Edit, Target]]] = defaultdict(list)
     for edit in edits:
         for target in edit.targets():
             table[columns.key(target)].append((edit, target))
     ctx = RewriteContext(module, text)
-    applier = _Applier(table, ctx)
-    new = MetadataWrapper(module, unsafe_skip_copy=True).visit(applier)
+    applier = _Applier(table, ctx, spans)
+    new = module.visit(applier)
     failed = dict(applier.refused)
     for edit in edits:
         if id(edit) not in failed and applier.hits[id(edit)] != len(edit.targets()):
@@ -157,7 +154,7 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
         module = cst.parse_module(source)
     except Exception as exc:  # libcst's ParserSyntaxError and friends
         return _refuse(outcome, edits, f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}")
-    text = module.code   # printed once: the columns and the quotes are read from it (a print costs a parse)
+    text, spans = node_spans(module)   # printed once: the columns and the quotes are read from it
     if text.encode(module.encoding) != source:
         # libcst would change bytes nobody asked to change (e.g. the last `\r` of a file with old Mac endings)
         return _refuse(outcome, edits, "libcst cannot reproduce this file byte for byte: not rewritten")
@@ -167,7 +164,7 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
         if not pending:
             break
         try:
-            new, failed = _once(module, pending, text)
+            new, failed = _once(module, pending, text, spans)
         except (RecursionError, MemoryError):
             return _refuse(outcome, pending, "nested too deeply for libcst to rewrite")
         if not failed:

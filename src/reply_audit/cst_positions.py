@@ -1,0 +1,88 @@
+"""Where each node of a libcst module sits, and the module's text, from one printing of it.
+
+`spans(module)` gives, for every node (keyed by `id`), the same start and end
+as libcst's `PositionProvider`: (line, column, end line, end column), lines
+from 1, columns in characters from 0, leading and trailing whitespace left
+out where the syntax allows. It prints the module once and counts as it
+goes, and it returns that text too, so a caller needs no second printing.
+
+It exists for speed: libcst's provider builds two position objects and a
+range object per node and hashes nodes through Python-level methods, which
+on a 5,500-line module costs about seven times the printing itself. The
+tests compare every node's span with the provider's on a range of sources.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from libcst._nodes.internal import CodegenState
+
+if TYPE_CHECKING:  # pragma: no cover
+    import libcst
+
+Span = tuple[int, int, int, int]   # line, column, end line, end column
+
+_NEWLINE = re.compile(r"\r\n?|\n")
+
+
+class _CountingState(CodegenState):
+    """A printing state that counts lines and columns and notes each node's span (as libcst's position
+    provider's state does, with tuples keyed by the node's id)."""
+
+    def __init__(self, module: libcst.Module) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.line = 1
+        self.column = 0
+        self.starts: list[tuple[int, int]] = []
+        self.spans: dict[int, Span] = {}
+
+    def _moved(self, value: str) -> None:
+        if "\n" in value or "\r" in value:
+            segments = _NEWLINE.split(value)
+            self.line += len(segments) - 1
+            self.column = len(segments[-1])
+        else:
+            self.column += len(value)
+
+    def add_indent_tokens(self) -> None:
+        self.tokens.extend(self.indent_tokens)
+        for token in self.indent_tokens:
+            self._moved(token)
+
+    def add_token(self, value: str) -> None:
+        self.tokens.append(value)
+        self._moved(value)
+
+    def before_codegen(self, node: libcst.CSTNode) -> None:
+        self.starts.append((self.line, self.column))
+
+    def after_codegen(self, node: libcst.CSTNode) -> None:
+        start = self.starts.pop()
+        key = id(node)
+        if key not in self.spans:   # a syntactic position, noted while printing the node, stands
+            self.spans[key] = (start[0], start[1], self.line, self.column)
+
+    @contextmanager
+    def record_syntactic_position(self, node: libcst.CSTNode, *, start_node: libcst.CSTNode | None = None,
+                                  end_node: libcst.CSTNode | None = None) -> Iterator[None]:
+        line, column = self.line, self.column
+        try:
+            yield
+        finally:
+            end_line, end_column = self.line, self.column
+            if start_node is not None:
+                line, column = self.spans[id(start_node)][:2]
+            if end_node is not None:
+                end_line, end_column = self.spans[id(end_node)][2:]
+            self.spans[id(node)] = (line, column, end_line, end_column)
+
+
+def spans(module: libcst.Module) -> tuple[str, dict[int, Span]]:
+    """MODULE's text (as `module.code`) and the span of each of its nodes, by `id(node)`."""
+    state = _CountingState(module)
+    module._codegen(state)
+    return "".join(state.tokens), state.spans
