@@ -104,6 +104,9 @@ def _module_names(body: list[ast.stmt]) -> tuple[set[str], dict[str, str]]:
     return names, aliases
 
 
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     """Every name a function binds in its own scope (not in nested functions or classes)."""
     args = node.args
@@ -112,14 +115,16 @@ def _local_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     stack: list[ast.AST] = list(node.body)
     while stack:
         sub = stack.pop()
-        if isinstance(sub, (*FUNCTIONS, ast.ClassDef)):
+        if isinstance(sub, ast.Name):   # the commonest node first
+            if not isinstance(sub.ctx, ast.Load):
+                names.add(sub.id)
+            continue
+        if isinstance(sub, _SCOPES):
             names.add(sub.name)
             continue
         if isinstance(sub, ast.Lambda):
             continue
-        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-            names.add(sub.id)
-        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+        if isinstance(sub, (ast.Import, ast.ImportFrom)):
             names.update((a.asname or a.name).split(".")[0] for a in sub.names)
         elif isinstance(sub, ast.ExceptHandler) and sub.name:
             names.add(sub.name)

@@ -805,6 +805,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         params = self._params(ctx)
         if not params or ctx.function is None:
             return ""
+        if any(param_reads(node, params) == "direct" for node in nodes):
+            return "direct"   # the parameters themselves read: the locals passed on from them change nothing
         key = id(ctx.function)
         if key not in self._derived_cache:   # (the entry keeps the node alive, so its id stays its own)
             self._derived_cache[key] = (ctx.function, _derived_from(params, ctx.function.body))

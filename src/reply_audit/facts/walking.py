@@ -1,6 +1,8 @@
-"""Walking a syntax tree: `walk` and `children` give exactly what `ast.walk` and `ast.iter_child_nodes` give, in
-the same order, about 1.7 times as fast (no generator per node and per field). Extraction walks every tree many
-times; a cold scan spends a fifth of its time in these two."""
+"""Walking a syntax tree: `walk` and `children` give what `ast.walk` and `ast.iter_child_nodes` give, in the same
+order, but for the expression contexts and operators (`Load`, `Store`, `Add`, `Eq`, `And`, …): leaves that every
+name, attribute and operation holds, which nothing here walks to (a check reads them from their parent,
+`node.ctx`, `node.op`). Leaving them out (a third of a tree's nodes) and reading each class's fields once makes a
+walk about 1.5 times as fast as `ast.walk`; extraction walks every tree many times."""
 
 from __future__ import annotations
 
@@ -9,12 +11,22 @@ from collections import deque
 from collections.abc import Iterator
 
 _AST = ast.AST
+_LEAF_FIELDS = frozenset({"ctx", "op", "ops"})   # expr_context, operator, boolop, unaryop, cmpop: no children
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(n for n in getattr(kind, "_fields", ()) if n not in _LEAF_FIELDS)
+    return names
 
 
 def children(node: ast.AST) -> list[ast.AST]:
-    """The direct child nodes of NODE, in field order (as `ast.iter_child_nodes`)."""
+    """The direct child nodes of NODE, in field order (as `ast.iter_child_nodes`, without contexts and
+    operators)."""
     out: list[ast.AST] = []
-    for name in node._fields:
+    for name in _FIELDS.get(node.__class__) or _fields(node.__class__):
         try:
             field = getattr(node, name)
         except AttributeError:
@@ -27,7 +39,7 @@ def children(node: ast.AST) -> list[ast.AST]:
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """NODE and every node below it, breadth first (as `ast.walk`)."""
+    """NODE and every node below it, breadth first (as `ast.walk`, without contexts and operators)."""
     todo = deque([node])
     pop, extend = todo.popleft, todo.extend
     while todo:

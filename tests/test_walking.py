@@ -1,0 +1,42 @@
+"""facts.walking gives what ast.walk and ast.iter_child_nodes give, in their order, but for contexts and
+operators."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from reply_audit.facts.walking import children, walk
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "reply_audit"
+LEAVES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
+SAMPLES = {
+    "every operator": "a = -b + c * d ** e // f % g @ h | i & j ^ k << l >> m\nx = not (a and b or c)\n"
+                      "y = a < b <= c > d >= e == f != g in h not in i is j is not k\nz += 1\ndel q[0], r.s\n",
+    "contexts": "[a, *b] = c, d = e.f[g] = h\nfor i in j: pass\nwith k as (l, m): pass\n",
+    "match and comprehensions": "match p:\n    case {'k': v, **rest} if v > 0:\n        pass\n"
+                                "w = {x: y for x, y in z if not x}\nlambda a, *b, c=1, **d: (e := a)\n",
+}
+
+
+def _cases() -> list[tuple[str, str]]:
+    return [*SAMPLES.items(), *((p.name, p.read_text(encoding="utf-8")) for p in sorted(SRC.glob("*.py"))[:12])]
+
+
+@pytest.mark.parametrize(("name", "text"), _cases(), ids=[n for n, _ in _cases()])
+def test_walk_is_ast_walk_without_contexts_and_operators(name: str, text: str) -> None:
+    tree = ast.parse(text)
+    expected = [n for n in ast.walk(tree) if not isinstance(n, LEAVES)]
+    assert [id(n) for n in walk(tree)] == [id(n) for n in expected]
+    for node in expected:
+        assert children(node) == [n for n in ast.iter_child_nodes(node) if not isinstance(n, LEAVES)]
+
+
+def test_the_leaves_left_out_are_still_read_from_their_parent() -> None:
+    tree = ast.parse("x = a + b\n")
+    kinds = [type(n).__name__ for n in walk(tree)]
+    assert kinds == ["Module", "Assign", "Name", "BinOp", "Name", "Name"]
+    binop = tree.body[0].value   # type: ignore[attr-defined]
+    assert isinstance(binop.op, ast.Add) and isinstance(binop.left.ctx, ast.Load)
