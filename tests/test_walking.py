@@ -18,6 +18,9 @@ SAMPLES = {
     "contexts": "[a, *b] = c, d = e.f[g] = h\nfor i in j: pass\nwith k as (l, m): pass\n",
     "match and comprehensions": "match p:\n    case {'k': v, **rest} if v > 0:\n        pass\n"
                                 "w = {x: y for x, y in z if not x}\nlambda a, *b, c=1, **d: (e := a)\n",
+    "None in a list field": "d = {**a, 'k': 1}\ndef f(*, a, b=2) -> None: global g; return f'{a!r:>{b}}'\n",
+    "imports, try, raise": "import a.b as c\nfrom . import (d, e as f)\ntry:\n    raise X from None\n"
+                           "except* (A, B) as err:\n    pass\n",
 }
 
 
@@ -32,6 +35,17 @@ def test_walk_is_ast_walk_without_contexts_and_operators(name: str, text: str) -
     assert [id(n) for n in walk(tree)] == [id(n) for n in expected]
     for node in expected:
         assert children(node) == [n for n in ast.iter_child_nodes(node) if not isinstance(n, LEAVES)]
+
+
+def test_every_node_class_the_parser_makes_has_its_fields_read_from_its_signature() -> None:
+    from reply_audit.facts.walking import _shape
+
+    deprecated = {"Num", "Str", "Bytes", "NameConstant", "Ellipsis", "Index", "ExtSlice", "Suite", "Param",
+                  "AugLoad", "AugStore"}
+    kinds = [c for c in vars(ast).values() if isinstance(c, type) and issubclass(c, ast.AST) and c._fields]
+    assert [c.__name__ for c in kinds if _shape(c) is None and c.__name__ not in deprecated] == []
+    assert _shape(ast.Call) == (("func", False), ("args", True), ("keywords", True))
+    assert _shape(ast.Name) == ()   # `id` is a name, `ctx` a context
 
 
 def test_the_leaves_left_out_are_still_read_from_their_parent() -> None:

@@ -147,6 +147,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._bare: tuple[int, bool] = (0, False)
         self._assigned: tuple[int, str, _Function] | None = None   # the last `name = call(...)` in a function
         self._reads_of: dict[int, frozenset[str]] = {}
+        self._guard_texts: dict[tuple[int, bool], str] = {}     # by the guard's id: the file's tree outlives them
+        self._guard_read: dict[int, tuple[_Function | None, str]] = {}
         # function -> its locals passed on from params; one file's only, so no tree outlives its file
         self._derived_cache: dict[int, tuple[_Function, tuple[set[str], set[str]]]] = {}
         self.code_positions = self._code_positions(tree) if self.want_codes else set()
@@ -619,14 +621,13 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                                              texts=_texts(value) if literal else {},
                                              except_types=list(ctx.except_types),
                                              spread=literal and _has_unknown_keys(value),
-                                             guards=[_guard_text(t, n) for t, n in ctx.guards[-GUARD_DEPTH:]],
+                                             guards=self._guards(ctx),
                                              cites_params=literal and self._cites_params(value, ctx),
                                              literal_type=_literal_type(value),
                                              names_params=literal and self._names_params(value, ctx),
                                              try_reads=ctx.try_reads,
                                              try_fixed_keys=ctx.try_fixed_keys,
-                                             guard_reads=self._reads([ctx.guards[-1][0]], ctx) if ctx.guards
-                                             else ""))
+                                             guard_reads=self._guard_reads(ctx)))
 
     def _import(self, stmt: ast.Import | ast.ImportFrom, ctx: _Ctx) -> None:
         in_function = bool(ctx.functions)
@@ -770,7 +771,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             in_except=ctx.except_kind is not None, except_kind=ctx.except_kind, except_line=ctx.except_line,
             function=fn.qualname if fn else function,
             in_builder=bool(ctx.cls and ctx.cls.is_builder),
-            guards=[_guard_text(test, negated) for test, negated in ctx.guards[-GUARD_DEPTH:]],
+            guards=self._guards(ctx),
             message=message,
             guard_on_params=self._guard_on_params(ctx),
             cites_params=self._cites_params(node, ctx),
@@ -798,6 +799,27 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if fn is None or fn.args is None:
             return set()
         return {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
+
+    def _guards(self, ctx: _Ctx) -> list[str]:
+        """The texts of the innermost guards around a statement (each written once per file: the returns of one
+        branch share them)."""
+        out = []
+        for test, negated in ctx.guards[-GUARD_DEPTH:]:
+            key = (id(test), negated)
+            if key not in self._guard_texts:
+                self._guard_texts[key] = _guard_text(test, negated)
+            out.append(self._guard_texts[key])
+        return out
+
+    def _guard_reads(self, ctx: _Ctx) -> str:
+        """How the innermost guard reads the function's parameters (`_reads`), once per guard and function."""
+        if not ctx.guards:
+            return ""
+        test = ctx.guards[-1][0]
+        known = self._guard_read.get(id(test))
+        if known is None or known[0] is not ctx.function:   # (a guard around a nested function is read anew)
+            known = self._guard_read[id(test)] = (ctx.function, self._reads([test], ctx))
+        return known[1]
 
     def _reads(self, nodes: list[ast.AST], ctx: _Ctx) -> str:
         """How NODES (a try block, an if-test) read the function's parameters, or locals passed on from them
