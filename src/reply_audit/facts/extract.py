@@ -122,8 +122,11 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         function_alt = "|".join(p for p in (self.function_names.pattern(),
                                             "|".join(re.escape(f) for f in sorted(self.register_calls)))
                                 if p and p != "(?!)") or "(?!)"
-        self._method_probe = re.compile(rb"(?:\.(?:" + method_alt.encode() + rb")|\b(?:" + function_alt.encode()
-                                        + rb"))\s*\(")
+        # `.error(` and `error_response(`, probed apart: a pattern opening with `\.` is found by a fast scan for
+        # the dot, one opening with an alternative that may be empty is tried at every byte (30 times slower)
+        self._call_probes = [re.compile(rb"\.(?:" + method_alt.encode() + rb")\s*\(")]
+        if function_alt != "(?!)":
+            self._call_probes.append(re.compile(rb"\b(?:" + function_alt.encode() + rb")\s*\("))
         self._message_probe = re.compile(
             rb"\.(?:" + ("|".join(re.escape(a) for a in sorted(self.message_attrs)) or "(?!)").encode() + rb")\b"
         )
@@ -137,7 +140,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self.hot_lines: list[int] = []
         probed = _lf_only(source)
         self.want_codes = self._probe(self.profile.code_search_re, probed)
-        self.want_calls = self._probe(self._method_probe, probed)
+        self.want_calls = any([self._probe(probe, probed) for probe in self._call_probes])   # (each notes lines)
         self.want_messages = self._probe(self._message_probe, probed)
         self.hot_lines.sort()
         self.call_ids: dict[int, int] = {}
