@@ -1,6 +1,6 @@
 """Modules imported on first use, so that a command that never needs them never pays for their import.
 
-libcst costs about a second to import (its matchers alone most of it); `scan` plans fixes from the facts and
+libcst costs about a third of a second to import; `scan` plans fixes from the facts and
 never builds a syntax tree with it, so the codemods name libcst through `lazy_module` and only `migrate`, when
 it rewrites a file, imports it. For type checkers the name stays the real module (`if TYPE_CHECKING:`).
 """
