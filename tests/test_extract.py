@@ -513,3 +513,55 @@ def test_rows_rebuild_every_shape_of_field_exactly():
     assert _decoder(_Shapes)(row) == value
     with pytest.raises(ValueError, match="a tuple of 2 items has 3"):
         _decoder(_Shapes)([["k", [1], "extra"], [], ["y", 2], None, {}])
+
+
+# ------------------------------------------------------------- across versions
+_VERSION_1 = b'''import os
+
+@mcp.tool()
+def notes_read(path: str, limit: str):
+    n = int(limit)
+    rows = path.split(",")
+    try:
+        data = open(rows[0]).read(n)
+    except OSError:
+        return {"success": False, "error": "cannot read"}
+    return {"success": True, "data": data}
+'''
+# the same handler three lines lower, then with one line changed
+_VERSION_2 = b"# a\n# b\n# c\n" + _VERSION_1
+_VERSION_3 = _VERSION_2.replace(b"rows = path.split", b"chunk = 1\n    rows = limit.split")
+
+
+def test_an_extractor_across_versions_gives_the_facts_a_fresh_one_gives():
+    """`history` reads every version of a file with one extractor that keeps what a function's own text decides
+    (local names, locals passed on from parameters): each version's facts are those of a fresh extraction."""
+    from reply_audit.facts.extract import FactsExtractor
+    from reply_audit.file_facts import facts_for_source
+    from reply_audit.profile import load_profile
+
+    profile = load_profile("canonical")
+    across = FactsExtractor(profile, across_versions=True)
+    for source in (_VERSION_1, _VERSION_2, _VERSION_3, _VERSION_1):
+        kept = facts_for_source(source, "tools.py", profile, across)
+        assert kept.to_row() == facts_for_source(source, "tools.py", profile).to_row()
+    assert across._texts is not None and len(across._texts) == 4   # two texts of the handler, two answers each
+    [handler] = kept.handlers
+    assert handler.local_names == ["data", "limit", "n", "path", "rows"]
+    assert [r.try_reads for r in handler.returns] == ["direct", ""]   # `rows` passes `path` on
+
+
+def test_the_same_bytes_under_another_coding_are_read_anew():
+    """`\\xc3\\xaa` is `ê` in UTF-8 and `Ãª` in Latin-1 (`Ãa` once Python normalises the name): the same handler
+    bytes under a coding declaration name another local."""
+    from reply_audit.facts.extract import FactsExtractor
+    from reply_audit.file_facts import facts_for_source
+    from reply_audit.profile import load_profile
+
+    profile = load_profile("canonical")
+    across = FactsExtractor(profile, across_versions=True)
+    body = b"\n@mcp.tool()\ndef tool(path):\n    \xc3\xaa = path\n    return {'success': True}\n"
+    utf8 = facts_for_source(b"# one\n" + body, "t.py", profile, across)
+    latin = facts_for_source(b"# -*- coding: latin-1 -*-\n" + body, "t.py", profile, across)
+    assert utf8.handlers[0].local_names == ["path", "ê"]
+    assert latin.handlers[0].local_names == ["path", "Ãa"]

@@ -43,9 +43,10 @@ def unreadable_facts(rel: str, profile: Profile, exc: OSError) -> FileFacts:
                      problem=ParseProblem(1, 0, f"cannot read file: {exc.strerror or exc}"))
 
 
-def new_extractor(profile: Profile) -> FactsExtractor:
-    """An extractor for PROFILE. The extraction code is imported here, when a file is first parsed: a scan whose
-    facts all come from the cache never loads it."""
+def new_extractor(profile: Profile, across_versions: bool = False) -> FactsExtractor:
+    """An extractor for PROFILE (ACROSS_VERSIONS: for many versions of the same files, `history`). The extraction
+    code is imported here, when a file is first parsed: a scan whose facts all come from the cache never loads
+    it."""
     from .facts.extract import FactsExtractor
 
-    return FactsExtractor(profile)
+    return FactsExtractor(profile, across_versions)

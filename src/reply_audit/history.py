@@ -159,7 +159,7 @@ class _BlobFacts:
         self.order = list(first_path)
         self.wanted = pool_size(jobs)
         self.done: dict[str, FileFacts] = {}
-        self.extractor = FactsExtractor(profile)
+        self.extractor = FactsExtractor(profile, across_versions=True)
         self.next_chunk = 0
         self.flight: list[tuple[list[str], list[Future[list[FileFacts]]]]] = []
         self.pool: ProcessPoolExecutor | None = None   # started for the first blob the cache does not hold
@@ -180,7 +180,7 @@ class _BlobFacts:
         parts = [batch[i::self.wanted] for i in range(self.wanted)]
         if self.pool is None:
             self.pool = ProcessPoolExecutor(max_workers=self.wanted, initializer=_init,
-                                            initargs=pool_initargs(self.profile, self.cache))
+                                            initargs=pool_initargs(self.profile, self.cache, across_versions=True))
         self.flight.append((chunk, [self.pool.submit(_extract, part) for part in parts]))
         return True
 

@@ -93,11 +93,13 @@ def _leave_with_parent() -> None:
 _WORKER: tuple[Profile, FactsExtractor, FactsCache | None] | None = None
 
 
-def _init(name: str, data: dict[str, Any], sources: tuple[str, ...], cache_folder: str | None = None) -> None:
+def _init(name: str, data: dict[str, Any], sources: tuple[str, ...], cache_folder: str | None = None,
+          across_versions: bool = False) -> None:
     global _WORKER
     _leave_with_parent()
     profile = Profile(name=name, data=data, sources=sources)
-    _WORKER = (profile, new_extractor(profile), FactsCache.in_folder(Path(cache_folder)) if cache_folder else None)
+    _WORKER = (profile, new_extractor(profile, across_versions),
+               FactsCache.in_folder(Path(cache_folder)) if cache_folder else None)
 
 
 def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
@@ -113,11 +115,13 @@ def _extract(batch: list[tuple[str, bytes]]) -> list[FileFacts]:
     return found
 
 
-def pool_initargs(profile: Profile, cache: FactsCache | None) \
-        -> tuple[str, dict[str, Any], tuple[str, ...], str | None]:
-    """What `_init` makes a worker from: PROFILE's parts, and the folder of CACHE its results go to, as the caller
-    names it (a worker started by spawn may run with other interpreter settings, which name another folder)."""
-    return (profile.name, profile.data, profile.sources, str(cache.folder) if cache is not None else None)
+def pool_initargs(profile: Profile, cache: FactsCache | None, across_versions: bool = False) \
+        -> tuple[str, dict[str, Any], tuple[str, ...], str | None, bool]:
+    """What `_init` makes a worker from: PROFILE's parts, the folder of CACHE its results go to, as the caller
+    names it (a worker started by spawn may run with other interpreter settings, which name another folder), and
+    whether it reads versions of the same files (`FactsExtractor`'s ACROSS_VERSIONS)."""
+    return (profile.name, profile.data, profile.sources, str(cache.folder) if cache is not None else None,
+            across_versions)
 
 
 # ------------------------------------------------------------------ caller side

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import ast
 import fnmatch
+import hashlib
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar, cast
 
 from ..names import Names
 from ..profile import Profile
@@ -76,12 +77,23 @@ from .scopes import _Class, _Ctx, _Function
 from .signatures import read_wrapper, signature
 from .walking import children, walk
 
+_T = TypeVar("_T")
+TEXTS_KEPT = 10_000   # across versions: results kept by text (cleared when full; versions come in order)
+
+
+def _frozen(sets: tuple[set[str], set[str]]) -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(sets[0]), frozenset(sets[1])
+
 
 class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
     """Builds the `FileFacts` of one parsed module for one profile."""
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, across_versions: bool = False) -> None:
+        """ACROSS_VERSIONS: the extractor reads many versions of the same files (`history`), so what a function's
+        own text decides (its local names, the locals passed on from its parameters) is worked out once per
+        text and kept across files (`_by_text`)."""
         self.profile = profile
+        self._texts: dict[tuple[str, bytes], Any] | None = {} if across_versions else None
         self.registries = RegistryReader(profile)
         self.builders = BuilderReader(profile)
         self.methods = profile.all_builder_methods
@@ -136,6 +148,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self.facts = facts
         self.source = source
         self.walrus = b":=" in source   # a file without the bytes has no assignment expression
+        head = source.split(b"\n", 2)[:2]   # a coding declaration changes what the same bytes say
+        self._coding = b"\n".join(head) if any(b"coding" in line for line in head) else b""
         self._lines: list[bytes] | None = None
         self.hot_lines: list[int] = []
         probed = _lf_only(source)
@@ -153,7 +167,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._guard_texts: dict[tuple[int, bool], str] = {}     # by the guard's id: the file's tree outlives them
         self._guard_read: dict[int, tuple[_Function | None, str]] = {}
         # function -> its locals passed on from params; one file's only, so no tree outlives its file
-        self._derived_cache: dict[int, tuple[_Function, tuple[set[str], set[str]]]] = {}
+        self._derived_cache: dict[int, tuple[_Function, tuple[frozenset[str], frozenset[str]]]] = {}
         self.code_positions = self._code_positions(tree) if self.want_codes else set()
         # `raise ToolError(...)`: an exception, never a reply, whatever a glob of reply functions matches
         self._raised = {id(n.exc) for n in walk(tree)
@@ -220,6 +234,21 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 found += node.elts
         self.facts.position_refs = sorted(set(refs))
         return out
+
+    def _by_text(self, what: str, first: int, last: int, work: Callable[[], _T]) -> _T:
+        """WORK's result, which lines FIRST to LAST of this file decide alone: computed, or (across versions)
+        taken from the last time those lines, with the same encoding, were read."""
+        if self._texts is None:
+            return work()
+        if self._lines is None:
+            self._lines = _NEWLINE.split(self.source)
+        text = b"\n".join(self._lines[first - 1:last])
+        key = (what, hashlib.blake2b(self._coding + b"\0" + text, digest_size=16).digest())
+        if key not in self._texts:
+            if len(self._texts) >= TEXTS_KEPT:
+                self._texts.clear()
+            self._texts[key] = work()
+        return cast(_T, self._texts[key])
 
     def _line(self, number: int) -> bytes:
         if self._lines is None:
@@ -457,7 +486,9 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._block(node.body, _Ctx((*ctx.functions, scope), ctx.cls, None, ctx.type_checking, qualname))
         # dict-returns needs them; result profiles (where candidates abound) use result-envelope, which does not
         if handler is not None and not (handler.candidate and self.result_shapes):
-            handler.local_names = sorted(_local_names(node))  # only the conversion to replies needs them
+            # only the conversion to replies needs them
+            handler.local_names = list(self._by_text("local names", node.lineno, node.end_lineno or node.lineno,
+                                                     lambda: tuple(sorted(_local_names(node)))))
 
     def _class(self, node: ast.ClassDef, ctx: _Ctx) -> None:
         for expr in (*node.bases, *node.decorator_list):
@@ -834,7 +865,10 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             return "direct"   # the parameters themselves read: the locals passed on from them change nothing
         key = id(ctx.function)
         if key not in self._derived_cache:   # (the entry keeps the node alive, so its id stays its own)
-            self._derived_cache[key] = (ctx.function, _derived_from(params, ctx.function.body))
+            body = ctx.function.body
+            derived = self._by_text(f"derived {sorted(params)}", body[0].lineno, body[-1].end_lineno or 0,
+                                    lambda: _frozen(_derived_from(params, body)))
+            self._derived_cache[key] = (ctx.function, derived)
         strong, weak = self._derived_cache[key][1]
         reads = [param_reads(node, params | strong, weak) for node in nodes]
         return "direct" if "direct" in reads else ("indirect" if "indirect" in reads else "")
