@@ -6,9 +6,8 @@ sorted, and nothing depends on the machine, the clock or the absolute path.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from dataclasses import asdict, is_dataclass
+from dataclasses import is_dataclass
 from typing import Any
 
 from .. import __version__
@@ -16,6 +15,7 @@ from ..errors import SEVERITIES
 from ..records import Registry, RegistryCode
 from ..rules.base import Evaluation, RuleContext
 from ..scan import ScanResult
+from .json_text import as_dict, dumps
 from .summary import coverage, summarize
 
 SCHEMA = "reply-audit/1"
@@ -25,7 +25,7 @@ def _plain(item: Any) -> Any:
     """An inventory record as its JSON object (its own `to_json`, else every field by name); a dict as it is."""
     if hasattr(item, "to_json"):
         return item.to_json()
-    return asdict(item) if is_dataclass(item) and not isinstance(item, type) else item
+    return as_dict(item) if is_dataclass(item) and not isinstance(item, type) else item
 
 
 def _order_key(plain: dict[str, Any], keys: tuple[str, ...]) -> tuple[Any, ...]:
@@ -133,8 +133,7 @@ def _scorecard(result: ScanResult, evaluation: Evaluation) -> list[dict[str, Any
 
 
 def render_json(result: ScanResult, evaluation: Evaluation | None = None) -> str:
-    return json.dumps(one_based(build_document(result, evaluation)), indent=2, sort_keys=True,
-                      ensure_ascii=False) + "\n"
+    return dumps(one_based(build_document(result, evaluation))) + "\n"
 
 
 COLUMN_KEYS = frozenset({"col", "end_col"})

@@ -6,7 +6,6 @@ scan report it is deterministic (sorted, no absolute paths, no clock).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from typing import Any
 
@@ -14,6 +13,7 @@ from tabulate import tabulate
 
 from .. import __version__
 from ..migrate import MigrateResult
+from .json_text import dumps
 
 SCHEMA = "reply-audit-migrate/1"
 MAX_SKIPPED_SHOWN = 40
@@ -127,5 +127,4 @@ def build_document(result: MigrateResult, applied: bool, display_root: str) -> d
 
 
 def render_json(result: MigrateResult, applied: bool, display_root: str) -> str:
-    return json.dumps(build_document(result, applied, display_root), indent=2, sort_keys=True,
-                      ensure_ascii=False) + "\n"
+    return dumps(build_document(result, applied, display_root)) + "\n"

@@ -11,7 +11,6 @@ it left out.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
@@ -22,6 +21,7 @@ from ..delta import Delta, Side, counts
 from ..engine import failing
 from ..errors import SEVERITIES
 from ..rules.base import Finding
+from .json_text import dumps
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..compliance import Requirement
@@ -202,7 +202,7 @@ def build_document(delta: Delta, fail_on: str = "high") -> dict[str, Any]:
 
 
 def render_json(delta: Delta, fail_on: str = "high") -> str:
-    return json.dumps(build_document(delta, fail_on), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return dumps(build_document(delta, fail_on)) + "\n"
 
 
 def render_annotations(delta: Delta) -> str:
