@@ -1,6 +1,6 @@
 """The inventory's records: what the index hands the rules, the codemods and the reports, one frozen dataclass per
-kind. The JSON report serializes them whole (`report.json_text.as_dict`, as `dataclasses.asdict`), so a field here is a key of schema
-`reply-audit/1` (docs/json-schema.md).
+kind. The JSON report serializes them whole (`report.json_text.as_dict`, as `dataclasses.asdict`), so a field here
+is a key of schema `reply-audit/1` (docs/json-schema.md).
 
 The record kinds move here from plain dicts one at a time; those still dicts are typed `dict[str, Any]` on
 `index.Inventory`.
