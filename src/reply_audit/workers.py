@@ -142,7 +142,16 @@ def extract_sources(sources: list[Source], profile: Profile, jobs: int | None = 
                     cache: FactsCache | None = None, start_method: str | None = None,
                     progress: Callable[[str, int, int], None] | None = None,
                     ) -> tuple[list[FileFacts], ExtractStats]:
-    """The facts of SOURCES (`discovery.read_sources`), in their order."""
+    """The facts of SOURCES (`discovery.read_sources`), in their order. The collector is paused throughout: the
+    facts read from the cache, or taken from the pool's workers (rebuilt from their pickles), are millions of
+    objects with no reference cycles (15 copies of ck3raven: 0.7 s of collections in this process alone)."""
+    with gc_paused():
+        return _extract_sources(sources, profile, jobs, cache, start_method, progress)
+
+
+def _extract_sources(sources: list[Source], profile: Profile, jobs: int | None, cache: FactsCache | None,
+                     start_method: str | None, progress: Callable[[str, int, int], None] | None,
+                     ) -> tuple[list[FileFacts], ExtractStats]:
     stats = ExtractStats(files=len(sources))
     out: dict[str, FileFacts] = {}
     todo: list[tuple[str, bytes, str]] = []
@@ -176,11 +185,10 @@ def extract_sources(sources: list[Source], profile: Profile, jobs: int | None = 
     else:
         extractor = new_extractor(profile) if todo else None   # a warm scan loads no extraction code
         results = []
-        with gc_paused():
-            for rel, source, _ in todo:
-                results.append(facts_for_source(source, rel, profile, extractor))
-                if progress:
-                    progress("parsing", len(results), len(todo))
+        for rel, source, _ in todo:
+            results.append(facts_for_source(source, rel, profile, extractor))
+            if progress:
+                progress("parsing", len(results), len(todo))
     for (rel, _, key), facts in zip(todo, results):
         out[rel] = facts
         if cache is not None and not use_pool:   # (each worker keeps what it made)
