@@ -36,6 +36,7 @@ from .index import ModuleMap
 from .profile import Profile
 from .rules.base import RuleContext
 from .scan import ScanResult, _inventory, tooling_facts
+from .workers import gc_paused
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -224,9 +225,10 @@ class _BlobFacts:
                 start = self.next_chunk * self.STEP
                 contents, chunk = self._read(self.order[start:start + self.STEP])
                 self.next_chunk += 1
-                for b in chunk:
-                    self._keep(b, facts_for_source(contents.get(b, b""), self.first_path[b], self.profile,
-                                                   self.extractor))
+                with gc_paused():   # as a scan parses, and a pool's worker (`workers._extract`)
+                    for b in chunk:
+                        self._keep(b, facts_for_source(contents.get(b, b""), self.first_path[b], self.profile,
+                                                       self.extractor))
                 if self.progress:
                     self.progress("parsing blobs", len(self.done), len(self.order))
             return self.done[blob]
