@@ -565,3 +565,27 @@ def test_the_same_bytes_under_another_coding_are_read_anew():
     latin = facts_for_source(b"# -*- coding: latin-1 -*-\n" + body, "t.py", profile, across)
     assert utf8.handlers[0].local_names == ["path", "ê"]
     assert latin.handlers[0].local_names == ["path", "Ãa"]
+
+
+def test_a_decorator_above_the_first_statement_is_part_of_what_a_body_is_known_by():
+    """The locals passed on from parameters are traced through the whole body, the decorators of its first
+    statement too (written above it): a version that changes only that decorator is traced anew."""
+    from reply_audit.facts.extract import FactsExtractor
+    from reply_audit.file_facts import facts_for_source
+    from reply_audit.profile import load_profile
+
+    profile = load_profile("canonical")
+    first = (b"@mcp.tool()\ndef handler(items):\n    @register([x for x in items])\n    def inner():\n"
+             b"        pass\n    try:\n        run(x)\n    except Exception:\n        return {'error': 'failed'}\n")
+    second = first.replace(b"@register([x for x in items])", b"@register([])")
+    across = FactsExtractor(profile, across_versions=True)
+    reads = [facts_for_source(v, "t.py", profile, across).handlers[0].returns[0].try_reads for v in (first, second)]
+    assert reads == ["indirect", ""]   # `x` passes `items` on only where the decorator binds it
+
+
+def test_a_rewrite_of_a_file_nested_too_deeply_to_print_is_refused_not_raised():
+    from reply_audit.codemods.apply import rewrite_source
+
+    source = ("x = " + "[" * 300 + "]" * 300 + "\n").encode()
+    outcome = rewrite_source(source, [])
+    assert (outcome.problem, outcome.new_source) == ("nested too deeply for libcst to rewrite", None)

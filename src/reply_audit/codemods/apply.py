@@ -82,7 +82,7 @@ class _Applier(cst.CSTTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         """Descend only into nodes whose lines hold a target: the rest of the tree is kept as it is."""
         span = self.spans.get(id(node))
-        if span is None:   # the module, or a node an edit made
+        if span is None:   # (every node of the parsed module has one)
             return True
         i = bisect_left(self.lines, span[0])
         return i < len(self.lines) and self.lines[i] <= span[2]
@@ -154,7 +154,10 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
         module = cst.parse_module(source)
     except Exception as exc:  # libcst's ParserSyntaxError and friends
         return _refuse(outcome, edits, f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}")
-    text, spans = node_spans(module)   # printed once: the columns and the quotes are read from it
+    try:
+        text, spans = node_spans(module)   # printed once: the columns and the quotes are read from it
+    except (RecursionError, MemoryError):   # (`a + b + …` a thousand terms long parses, and prints recursing)
+        return _refuse(outcome, edits, "nested too deeply for libcst to rewrite")
     if text.encode(module.encoding) != source:
         # libcst would change bytes nobody asked to change (e.g. the last `\r` of a file with old Mac endings)
         return _refuse(outcome, edits, "libcst cannot reproduce this file byte for byte: not rewritten")

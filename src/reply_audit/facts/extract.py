@@ -78,6 +78,7 @@ from .signatures import read_wrapper, signature
 from .walking import children, walk
 
 _T = TypeVar("_T")
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]")   # as the tokenizer finds a declaration (PEP 263)
 TEXTS_KEPT = 10_000   # across versions: results kept by text (cleared when full; versions come in order)
 
 
@@ -148,8 +149,9 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self.facts = facts
         self.source = source
         self.walrus = b":=" in source   # a file without the bytes has no assignment expression
-        head = source.split(b"\n", 2)[:2]   # a coding declaration changes what the same bytes say
-        self._coding = b"\n".join(head) if any(b"coding" in line for line in head) else b""
+        # a coding declaration (on one of the first two lines) changes what the same bytes say
+        head = _NEWLINE.split(source, 2)[:2]
+        self._coding = b"\n".join(head) if any(_CODING.search(line) for line in head) else b""
         self._lines: list[bytes] | None = None
         self.hot_lines: list[int] = []
         probed = _lf_only(source)
@@ -236,8 +238,9 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         return out
 
     def _by_text(self, what: str, first: int, last: int, work: Callable[[], _T]) -> _T:
-        """WORK's result, which lines FIRST to LAST of this file decide alone: computed, or (across versions)
-        taken from the last time those lines, with the same encoding, were read."""
+        """WORK's result, when WORK reads nothing of the file but the syntax written on lines FIRST to LAST (and
+        WHAT names the rest it depends on): computed, or (across versions) taken from the last time those lines,
+        with the same coding declaration, were read."""
         if self._texts is None:
             return work()
         if self._lines is None:
@@ -866,7 +869,9 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         key = id(ctx.function)
         if key not in self._derived_cache:   # (the entry keeps the node alive, so its id stays its own)
             body = ctx.function.body
-            derived = self._by_text(f"derived {sorted(params)}", body[0].lineno, body[-1].end_lineno or 0,
+            # the body's walk takes in the decorators of its first statement, written above it
+            first = min([body[0].lineno, *(d.lineno for d in getattr(body[0], "decorator_list", ()))])
+            derived = self._by_text(f"derived {sorted(params)}", first, body[-1].end_lineno or 0,
                                     lambda: _frozen(_derived_from(params, body)))
             self._derived_cache[key] = (ctx.function, derived)
         strong, weak = self._derived_cache[key][1]
