@@ -30,13 +30,12 @@ from .discovery import PRECOMMIT_FILES, is_test_path, select
 from .errors import SEVERITIES, UserError
 from .facts.extract import FactsExtractor
 from .facts.model import FileFacts
-from .file_facts import facts_for_source
 from .gitrev import _git, list_commits_files, read_blobs
 from .index import ModuleMap
 from .profile import Profile
 from .rules.base import RuleContext
 from .scan import ScanResult, _inventory, tooling_facts
-from .workers import gc_paused
+from .workers import extract_batch
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -156,7 +155,6 @@ class _BlobFacts:
         self.repo, self.first_path, self.profile, self.progress = repo, first_path, profile, progress
         self.cache = cache
         self.cached = 0   # blobs whose facts came from the cache
-        self.keys: dict[str, str] = {}   # blob -> its facts cache key (the path it is parsed under, its bytes)
         self.order = list(first_path)
         self.wanted = pool_size(jobs)
         self.done: dict[str, FileFacts] = {}
@@ -177,13 +175,17 @@ class _BlobFacts:
         self.next_chunk += 1
         if not chunk:
             return True
-        batch = [(self.first_path[b], contents.get(b, b"")) for b in chunk]
+        batch = self._batch(contents, chunk)
         parts = [batch[i::self.wanted] for i in range(self.wanted)]
         if self.pool is None:
             self.pool = ProcessPoolExecutor(max_workers=self.wanted, initializer=_init,
                                             initargs=pool_initargs(self.profile, self.cache, across_versions=True))
         self.flight.append((chunk, [self.pool.submit(_extract, part) for part in parts]))
         return True
+
+    def _batch(self, contents: dict[str, bytes], chunk: list[str]) -> list[tuple[str, bytes]]:
+        """Each blob of CHUNK as the (path, bytes) it is parsed as: the path it was first seen at."""
+        return [(self.first_path[b], contents.get(b, b"")) for b in chunk]
 
     def _read(self, chunk: list[str]) -> tuple[dict[str, bytes], list[str]]:
         """The contents of the blobs of CHUNK, and those of them left to parse: the facts the cache holds are
@@ -193,7 +195,7 @@ class _BlobFacts:
             return contents, chunk
         todo = []
         for blob in chunk:
-            self.keys[blob], hit = self.cache.find(self.first_path[blob], contents.get(blob, b""))
+            _, hit = self.cache.find(self.first_path[blob], contents.get(blob, b""))
             if hit is not None:
                 self.done[blob] = hit
                 self.cached += 1
@@ -202,11 +204,6 @@ class _BlobFacts:
         if self.progress and len(todo) < len(chunk):
             self.progress("parsing blobs", len(self.done), len(self.order))
         return contents, todo
-
-    def _keep(self, blob: str, facts: FileFacts) -> None:
-        self.done[blob] = facts
-        if self.cache is not None:
-            self.cache.put(self.keys[blob], facts)
 
     def _collect(self) -> None:
         chunk, futures = self.flight.pop(0)
@@ -225,10 +222,8 @@ class _BlobFacts:
                 start = self.next_chunk * self.STEP
                 contents, chunk = self._read(self.order[start:start + self.STEP])
                 self.next_chunk += 1
-                with gc_paused():   # as a scan parses, and a pool's worker (`workers._extract`)
-                    for b in chunk:
-                        self._keep(b, facts_for_source(contents.get(b, b""), self.first_path[b], self.profile,
-                                                       self.extractor))
+                self.done.update(zip(chunk, extract_batch(self._batch(contents, chunk), self.profile, self.extractor,
+                                                          self.cache)))
                 if self.progress:
                     self.progress("parsing blobs", len(self.done), len(self.order))
             return self.done[blob]

@@ -6,7 +6,7 @@ top-level statements, and a class into its members (method, nested class,
 statement): by Python's own tokenizer when the grammar accepted the file and
 only a literal's value is wrong (an invalid `\\U` escape in a Windows path),
 else by libcst's parser, which knows syntax newer than the running Python
-(and costs about half a second to import). Each unit
+(and costs about a third of a second to import). Each unit
 is tried with `ast` on its own; only the units rejected are lost: their lines
 are blanked (a `pass` keeps a class body), so every other line keeps its
 number, and each loss is listed with the lines lost and the real line of the

@@ -149,10 +149,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self.facts = facts
         self.source = source
         self.walrus = b":=" in source   # a file without the bytes has no assignment expression
-        # a coding declaration (on one of the first two lines) changes what the same bytes say
-        head = _NEWLINE.split(source, 2)[:2]
-        self._coding = b"\n".join(head) if any(_CODING.search(line) for line in head) else b""
         self._lines: list[bytes] | None = None
+        self._coding: bytes | None = None   # read by `_by_text`, across versions only
         self.hot_lines: list[int] = []
         probed = _lf_only(source)
         self.want_codes = self._probe(self.profile.code_search_re, probed)
@@ -245,6 +243,9 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             return work()
         if self._lines is None:
             self._lines = _NEWLINE.split(self.source)
+        if self._coding is None:   # a coding declaration (on one of the first two lines) changes what bytes say
+            head = self._lines[:2]
+            self._coding = b"\n".join(head) if any(_CODING.search(line) for line in head) else b""
         text = b"\n".join(self._lines[first - 1:last])
         key = (what, hashlib.blake2b(self._coding + b"\0" + text, digest_size=16).digest())
         if key not in self._texts:
