@@ -67,6 +67,9 @@ class _PlanContext(Protocol):
     @property
     def code_index(self) -> CodeIndex: ...
 
+    @property
+    def rank_vocabulary(self) -> RankVocabulary: ...
+
 
 def words(text: str, shortest: int = 3) -> list[str]:
     """Lower-case words of TEXT (`snake_case` and `CamelCase` split), of SHORTEST letters or more."""
@@ -219,7 +222,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
     margin = float(profile.migrate_value("codes.margin"))
     index: CodeIndex = ctx.code_index
     named = _with_singulars(words(f"{handler.name} {handler.path.rsplit('.', 1)[0]}", shortest=2))
-    known = _vocabulary(ctx)
+    known = ctx.rank_vocabulary
     area_words, described, area_of = known.area_words, known.described, known.area_of
     generic_words, own_words, spoken_of = known.generic_words, known.own_words, known.spoken_of
     said: set[str] = set()
@@ -367,8 +370,9 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
 
 
 @dataclass(frozen=True)
-class _Vocabulary:
-    """What `rank` reads of the profile and the registry: the same for every return one plan ranks codes for."""
+class RankVocabulary:
+    """What `rank` reads of the profile and the registry: the same for every return one plan ranks codes for
+    (`PlanContext.rank_vocabulary` keeps it)."""
 
     area_words: dict[str, set[str]]     # AREA -> [migrate.codes] area-words, lower case
     described: dict[str, set[str]]      # AREA -> the words of its [areas] description
@@ -377,23 +381,18 @@ class _Vocabulary:
     own_words: dict[str, set[str]]      # AREA -> subjects only its codes' message keys name
     spoken_of: dict[str, set[str]]      # AREA -> words only its registry entries use
 
-
-def _vocabulary(ctx: _PlanContext) -> _Vocabulary:
-    """CTX's `_Vocabulary`, made on the first ranking and kept with CTX (a plan ranks hundreds of returns)."""
-    kept = ctx.__dict__.get("_rank_vocabulary")
-    if isinstance(kept, _Vocabulary):
-        return kept
-    profile, index = ctx.profile, ctx.code_index
-    area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
-    generic_words = frozenset(w.lower() for w in profile.migrate_value("codes.generic_words"))
-    made = _Vocabulary(
-        area_words={area: {w.lower() for w in ws} for area, ws in profile.migrate_value("codes.area_words").items()},
-        described={area: set(index.words(str(text))) for area, text in profile.section("areas").items()},
-        area_of=area_of, generic_words=generic_words,
-        own_words=index.area_vocabulary(area_of, generic_words),
-        spoken_of=index.area_vocabulary(area_of, generic_words, keys_only=False))
-    ctx.__dict__["_rank_vocabulary"] = made
-    return made
+    @classmethod
+    def of(cls, ctx: _PlanContext) -> RankVocabulary:
+        profile, index = ctx.profile, ctx.code_index
+        area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
+        generic_words = frozenset(w.lower() for w in profile.migrate_value("codes.generic_words"))
+        return cls(
+            area_words={area: {w.lower() for w in ws}
+                        for area, ws in profile.migrate_value("codes.area_words").items()},
+            described={area: set(index.words(str(text))) for area, text in profile.section("areas").items()},
+            area_of=area_of, generic_words=generic_words,
+            own_words=index.area_vocabulary(area_of, generic_words),
+            spoken_of=index.area_vocabulary(area_of, generic_words, keys_only=False))
 
 
 def _domain_named(letter: str, named: set[str], own_name: set[str], said_areas: dict[str, str],

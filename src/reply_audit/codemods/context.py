@@ -21,7 +21,7 @@ from .ftypes import Skip
 from .imports import ImportFinder
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .code_choice import CodeIndex
+    from .code_choice import CodeIndex, RankVocabulary
 
 
 class PlanContext:
@@ -221,4 +221,11 @@ class PlanContext:
                 and not any((c.path, n) in marked for n in range(c.line, c.end_line + 1))]
         stop = frozenset(w.lower() for w in self.profile.migrate_value("codes.stop_words"))
         return CodeIndex.build(self.code_texts, uses, stop)
+
+    @cached_property
+    def rank_vocabulary(self) -> RankVocabulary:
+        """What code ranking reads of the profile and the registry, once per plan (code_choice.rank)."""
+        from .code_choice import RankVocabulary
+
+        return RankVocabulary.of(self)
 
