@@ -18,7 +18,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "reply_audit"
 # Lowest first. A module is named by its dotted path below reply_audit; a name ending in ".*" takes a package.
 LAYERS: list[tuple[str, set[str]]] = [
     ("foundations", {"errors", "names", "safe_write", "plugins", "gitrev", "journal", "directives", "records", "lazy",
-                     "cst_positions",
+                     "cst_positions", "record_class",
                      "__init__"}),
     ("the profile: the spec as data", {"profile"}),
     ("vocabulary read from the profile", {"results", "classify", "meaning", "discovery", "mappings", "parsing",

@@ -16,13 +16,14 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import EXIT_FINDINGS, EXIT_OK, FAIL_LEVELS, UserError
 from .lazy import lazy_module
 from .profile import Profile, load_profile, project_root, with_excludes
+from .record_class import record
 
 if TYPE_CHECKING:  # pragma: no cover
     from . import engine
@@ -128,7 +129,7 @@ def evaluate(result: ScanResult, select: list[str] | None = None, ignore: list[s
     return planner.evaluate_fixable(result, select, ignore, baseline)
 
 
-@dataclass
+@record
 class Audit:
     """A scan and its evaluation, with the level that fails it."""
 
@@ -188,7 +189,7 @@ def _audited(path: Path, effective: Profile, level: str, notes: list[str], mappi
     return Audit(result, evaluation, level, notes=notes)
 
 
-@dataclass
+@record
 class Report:
     """What `reply-audit scan` prints: the report in its format, the exit code, and the notes for stderr.
     REMEMBERED: the report memo held it (nothing it depends on had changed since a scan made it)."""
@@ -296,7 +297,7 @@ def render(audit: Audit, format: str = "table", *, show_suppressed: bool = False
 
 
 # -- migrate ----------------------------------------------------------------------------------------------------
-@dataclass
+@record
 class MigrateOutcome:
     """What `migrate` did or would do, and the texts to show: DIFF (unified, from the repository's root), the
     decisions file to write when one was asked for and not yet there."""
@@ -396,7 +397,7 @@ def _settle_journal(root: Path, apply: bool, resume: bool, rollback: bool, notes
 
 
 # -- hook -------------------------------------------------------------------------------------------------------
-@dataclass
+@record
 class HookOutcome:
     result: ScanResult
     evaluation: Evaluation
@@ -459,7 +460,7 @@ def _new_against_head(result: ScanResult, findings: list[Finding], wanted: set[s
 
 
 # -- scorecard --------------------------------------------------------------------------------------------------
-@dataclass
+@record
 class ScorecardOutcome:
     delta: Any                      # delta.Delta
     fail_on: str
@@ -501,7 +502,7 @@ def repository_url(given: str | None) -> str | None:
 
 
 # -- history ----------------------------------------------------------------------------------------------------
-@dataclass
+@record
 class HistoryOutcome:
     table: Any                      # pandas.DataFrame, a row per commit (history.table)
     folder: Path

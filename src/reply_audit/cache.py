@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -110,6 +109,8 @@ def clear(directory: Path) -> int:
     if not (directory / "CACHEDIR.TAG").exists() and not any(directory.glob("*-*/*/*.json")):
         raise ValueError(f"{directory} does not look like a reply-audit cache")
     count = sum(1 for _ in directory.glob("*-*/*/*.json"))
+    import shutil  # only clearing needs it
+
     shutil.rmtree(directory)
     return count
 

@@ -12,11 +12,11 @@ import argparse
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .console import echo
+from .record_class import record
 
 SCAN_FORMATS = ("table", "json", "md", "sarif", "github", "csv")
 MIGRATE_FORMATS = ("diff", "json")
@@ -73,7 +73,7 @@ def _at_least(minimum: int) -> Any:
     return check
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Opt:
     """An option: `--name VALUE` (or a flag), repeatable when MANY."""
 
@@ -101,7 +101,7 @@ class Opt:
                             action="append" if self.many else "store", **extra)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Arg:
     """A positional argument; OPTIONAL ones take DEFAULT, MANY ones take any number."""
 
@@ -139,7 +139,7 @@ GROUPS = {"profile": "Show the rule profiles (the spec as data).",
           "cache": "The facts cache (.reply-audit-cache)."}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Command:
     run: Callable[[argparse.Namespace], int | None]
     params: tuple[Opt | Arg, ...]

@@ -15,14 +15,15 @@ class; rows and chunks are built from the rules, not from lists of ids.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from .record_class import record
 from .rules.base import Evaluation, Finding, RuleContext
 from .rules.ra303_terminal_not_returned import TerminalNotReturned
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Requirement:
     id: str
     name: str
@@ -81,7 +82,7 @@ class Requirement:
                 "failing": self.failing, "unknown": self.unknown, "reason": self.reason, "rules": list(self.rules)}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tally:
     """What one requirement counted: its items, those that could not be verified, and why it is N/A."""
 
@@ -247,7 +248,7 @@ def _result_tallies(ctx: RuleContext) -> dict[str, Callable[[], Tally]]:
     }
 
 
-@dataclass
+@record
 class Chunk:
     letter: str
     title: str

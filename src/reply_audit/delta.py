@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path, PurePosixPath
 
 from .codemods.planner import evaluate_fixable as evaluate
@@ -24,11 +24,12 @@ from .errors import UserError
 from .gitrev import Revision, list_files, read_blobs
 from .mappings import load_mapping_bytes, load_mapping_file
 from .profile import Profile
+from .record_class import record
 from .rules.base import Evaluation, Finding, RuleContext
 from .scan import ScanResult, scan_sources, tooling_facts
 
 
-@dataclass
+@record
 class Side:
     revision: Revision
     result: ScanResult
@@ -40,7 +41,7 @@ class Side:
         return self.evaluation.findings
 
 
-@dataclass
+@record
 class Delta:
     base: Side
     head: Side

@@ -14,14 +14,15 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from pathlib import Path
 
 from .errors import UserError
+from .record_class import record
 
 
-@dataclass
+@record
 class Discovered:
     root: Path
     files: list[str] = field(default_factory=list)        # relative POSIX paths
@@ -187,7 +188,7 @@ def read_sources(root: Path, rels: list[str]) -> list[Source]:
     return out
 
 
-@dataclass
+@record
 class Gathered:
     """What a scan reads of a tree: the files found and their bytes (SOURCES, in the order of FOUND.files)."""
 

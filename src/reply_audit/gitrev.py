@@ -10,13 +10,13 @@ is a `UserError` with a one-line message.
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import UserError
+from .record_class import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Revision:
     ref: str          # as the user wrote it
     sha: str          # the commit

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from .facts.model import BuilderFact, FileFacts, MappingFact, RegistryFact
 from .profile import Profile
+from .record_class import record
 from .records import (
     Builder,
     Call,
@@ -99,7 +100,7 @@ class ModuleMap:
 # ---------------------------------------------------------------------------
 # the inventory
 # ---------------------------------------------------------------------------
-@dataclass
+@record
 class Inventory:
     """Everything `scan` knows about a tree, in JSON-ready form (see docs/json-schema.md)."""
 

@@ -18,7 +18,7 @@ import ast
 import json
 import re
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import cast
@@ -28,6 +28,7 @@ from .errors import UserError
 from .facts.registries import ENUM_BASES, dotted_name, last_name, str_value
 from .init_scope import Scope, scope
 from .profile import load_profile
+from .record_class import record
 
 HANDLER_WORDS = re.compile(r"(?:^|[._])(?:tool|action|handler|endpoint)s?(?:$|[._])", re.IGNORECASE)
 # a dispatch table is named for what it dispatches: TOOLS, ACTION_HANDLERS, COMMANDS, ROUTES (not LOOKUP_EXECUTORS)
@@ -47,7 +48,7 @@ CODE_NAME = re.compile(r"code|error", re.IGNORECASE)
 
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Vocabulary:
     """The spec's words init looks for, read from the built-in canonical profile rather than written here: the
     builder methods and the type each builds (a forbidden method builds its replacement's), and what a
@@ -81,7 +82,7 @@ def vocabulary() -> Vocabulary:
         methods=frozenset(canonical.builder_methods))
 
 
-@dataclass
+@record
 class Evidence:
     files: int = 0
     unparseable: int = 0

@@ -12,8 +12,10 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
+
+from .record_class import record
 
 # a directory named like a copy kept aside: the whole name a backup word (`old`, `backups`, `archive`), or a name
 # that ends in one (`server.bak`, `app_old`, `tools-backup`), or a backup word beside a date or a number
@@ -27,7 +29,7 @@ EXAMPLE_NAME = re.compile(r"^(?:examples?|samples?|demos?|docs?|tutorials?)$", r
 SMALLEST_COPY = 3
 
 
-@dataclass
+@record
 class Scope:
     """Of a tree's Python files: those init reads, and the directories it leaves out, with the reason."""
 

@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from .errors import UserError
 from .profile import DEFAULT_PROFILE, load_profile
+from .record_class import record
 
 KEY_LINE = re.compile(r"^(?P<key>[A-Za-z0-9_\"-][^=]*?)\s*=\s*\S")
 
 
-@dataclass
+@record
 class Vetted:
     text: str
     left_out: list[str] = field(default_factory=list)   # one line per key commented out, with the reason

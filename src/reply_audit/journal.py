@@ -15,10 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from .record_class import record
 from .safe_write import WriteRefused, replace
 
 FOLDER = ".reply-audit-journal"
@@ -29,7 +30,7 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-@dataclass
+@record
 class Settled:
     """What resume or rollback did: files written, files already as wanted, files changed by someone else."""
 

@@ -16,10 +16,10 @@ other type the evidence allows when it is weak. The signals are profile data:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 
 from .profile import Profile
+from .record_class import record
 from .records import Call, Return
 
 HIGH, MEDIUM, LOW = "high", "medium", "low"
@@ -28,7 +28,7 @@ NOTHING = ("", "none", "no", "0", "n/a", "null", "-")   # what "Error: none" say
 DISPATCH = re.compile(r"^(?!not\b)[\w.]+\s*==\s*['\"]")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Verdict:
     """What one result is: its outcome, the reply type, and why."""
 

@@ -30,13 +30,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from . import __version__
 from .cache import interpreter
 from .discovery import Gathered
+from .record_class import record
 from .safe_write import WriteRefused, replace
 
 SCHEMA = "reply-audit-report/1"
@@ -45,7 +45,7 @@ DEPENDENCIES = ("libcst", "pandas", "tabulate", "tomli_w", "rich")   # pyproject
 STALE_TEMPORARY = 3600   # seconds after which a temporary file of an interrupted write is removed
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Remembered:
     """A report as a scan printed it, and the exit code it ended with."""
 

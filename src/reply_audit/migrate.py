@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from . import gitrev
@@ -31,13 +31,14 @@ from .engine import evaluate
 from .errors import UserError
 from .facts.model import WrapperFact
 from .journal import Journal, stale_temporaries
+from .record_class import record
 from .safe_write import WriteRefused, check, replace
 from .scan import ScanResult, rescan
 
 MAX_PASSES = 6
 
 
-@dataclass
+@record
 class Applied:
     codemod: str
     path: str
@@ -47,7 +48,7 @@ class Applied:
     pass_no: int
 
 
-@dataclass
+@record
 class Refusal:
     codemod: str
     path: str
@@ -55,7 +56,7 @@ class Refusal:
     reason: str
 
 
-@dataclass
+@record
 class MigrateResult:
     root: Path
     originals: dict[str, bytes] = field(default_factory=dict)

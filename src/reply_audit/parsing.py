@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, cast
 
 from .facts.model import ParseProblem
+from .record_class import record
 
 
-@dataclass
+@record
 class Parsed:
     tree: ast.Module | None
     parser: str                                   # ast | fallback | none
@@ -73,7 +74,7 @@ def _fallback(source: bytes, path: str, problem: ParseProblem) -> Parsed:
         return Parsed(tree=None, parser="none", problem=_problem(exc))
 
 
-@dataclass
+@record
 class _Unit:
     """One statement of a module (decorators included), or of a class body: what the fallback keeps or loses."""
 

@@ -24,12 +24,13 @@ import hashlib
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import UserError
+from .record_class import record
 
 if TYPE_CHECKING:  # pragma: no cover
     from .names import Names
@@ -198,14 +199,14 @@ def _toml_value(value: Any) -> str:
         else str(value)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LayerRule:
     name: str
     allowed: frozenset[str]
     forbidden: frozenset[str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CodeParts:
     """A code string split by the profile's pattern."""
 
@@ -216,7 +217,7 @@ class CodeParts:
     number: int | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Profile:
     """An effective profile: merged data plus typed accessors."""
 

@@ -8,9 +8,11 @@ The record kinds move here from plain dicts one at a time; those still dicts are
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from functools import cache
 from typing import Any, TypeVar, cast
+
+from .record_class import record
 
 _Record = TypeVar("_Record")
 
@@ -27,7 +29,7 @@ def _field_names(cls: Any) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Duplicate:
     """A code defined more than once in one registry."""
 
@@ -37,7 +39,7 @@ class Duplicate:
     lines: list[int]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SharedCode:
     """A code defined in more than one active registry."""
 
@@ -45,7 +47,7 @@ class SharedCode:
     registries: list[str]    # `path::name` of each
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KeyNotLegacy:
     """A mapping key that no legacy registry defines."""
 
@@ -55,7 +57,7 @@ class KeyNotLegacy:
     mapping: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Marker:
     """A `# reply-audit: default-code` (or default-reflection) comment `migrate` left for a human."""
 
@@ -64,7 +66,7 @@ class Marker:
     marker: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MessageBranch:
     """Code that branches on a reply's message text (`if "denied" in reply.message`)."""
 
@@ -77,7 +79,7 @@ class MessageBranch:
     owner_binding: str | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RegistryImport:
     """An import of a registry module: where, what, and whether it runs in production."""
 
@@ -94,7 +96,7 @@ class RegistryImport:
     runtime: bool
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Registration:
     """A handler registered by a call (`register_action("name", fn)`) or listed in a dispatch table, and the
     function it resolves to."""
@@ -108,7 +110,7 @@ class Registration:
     handler: str | None      # `path::qualname` of the function it names; None: not found in the tree
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unparseable:
     """A file the scan could not read or parse, with where and why."""
 
@@ -118,7 +120,7 @@ class Unparseable:
     message: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SkippedLines:
     """Lines of a file this Python rejects, left out by the fallback parser (the rest of the file was read)."""
 
@@ -127,7 +129,7 @@ class SkippedLines:
     message: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fallback:
     """A file read statement by statement (`parsing`), and the lines it had to leave out."""
 
@@ -135,7 +137,7 @@ class Fallback:
     skipped: list[SkippedLines]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CodeLiteral:
     """A string spelled like a code, where it stands and in which function."""
 
@@ -149,7 +151,7 @@ class CodeLiteral:
     plain: bool              # one string literal (not part of an f-string or an implicit concatenation)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Envelope:
     """A Reply class's serializer and the fields it emits (dotted: `meta.trace_id`)."""
 
@@ -164,7 +166,7 @@ class Envelope:
                 "fields": list(self.fields)}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LegacyCode:
     """A legacy code and what became of it (docs/spec.md, Legacy): mapped, identical, retired, unmapped, mapped to
     an unknown or a forbidden code."""
@@ -181,7 +183,7 @@ class LegacyCode:
                 "reason": self.reason, "registries": list(self.registries)}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RegistryCode:
     """One code a registry defines, split by the profile's code pattern (None: a part the pattern lacks or the code
     does not match)."""
@@ -198,7 +200,7 @@ class RegistryCode:
     text: str                    # the entry's other literal strings: its message key, its description
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Registry:
     """A registry of codes and its role: canonical, legacy, test (in test files) or other."""
 
@@ -217,7 +219,7 @@ class Registry:
         return f"{self.path}::{self.name}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MappingEntry:
     """One `LEGACY: CANONICAL` pair of a mapping table or file, classified."""
 
@@ -233,7 +235,7 @@ class MappingEntry:
                 "value_span": self.value_span, "class": self.cls, "legacy_known": self.legacy_known}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Mapping:
     """A legacy-to-canonical mapping: a table in the code or a mapping file."""
 
@@ -248,7 +250,7 @@ class Mapping:
                 "entries": [e.to_json() for e in self.entries]}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ForbiddenTarget:
     """What RA111 hands the codemod that fixes it: the entry whose target breaks the layer rules, and its table."""
 
@@ -256,7 +258,7 @@ class ForbiddenTarget:
     entry: MappingEntry
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Place:
     """A line of a file."""
 
@@ -264,7 +266,7 @@ class Place:
     line: int
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Builder:
     """A reply builder class ("builder": instance methods) or a Reply class whose classmethods build replies
     ("factory"), and what it enforces."""
@@ -290,7 +292,7 @@ class Builder:
         return f"{self.path}::{self.qualname}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Call:
     """A reply builder call (`rb.invalid(code, ...)`) or a reply function call, and what surrounds it."""
 
@@ -323,7 +325,7 @@ class Call:
     unused: bool                 # bound to a name its function never reads
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Return:
     """One `return` of a handler: what it returns and what surrounds it (the facts `migrate` decides from)."""
 
@@ -353,7 +355,7 @@ class Return:
     try_fixed_keys: bool         # the try block also reads a fixed key of other data
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HandlerRegistration:
     """Where a handler is registered by name (`register_action("search", search)`)."""
 
@@ -363,7 +365,7 @@ class HandlerRegistration:
     via: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Handler:
     """A tool handler (decorated, named by a pattern, registered or dispatched) and its returns."""
 
@@ -383,7 +385,7 @@ class Handler:
     annotation: str | None       # the return annotation as written
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class HandlerReturn:
     """A finding's subject about one return of one handler (RA306, RA601): what the codemods that fix it need."""
 

@@ -12,11 +12,12 @@ read `analyse(ctx)`; nothing here walks a syntax tree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from .names import Names
 from .profile import Profile
+from .record_class import record
 from .records import Handler, Return
 
 # Verdicts of one return.
@@ -29,14 +30,14 @@ UNKNOWN = "unknown"      # a call or a name whose value is not known statically
 # The checks a compliance level may require: profile.COMPLIANCE_CHECKS (the profile validates them).
 
 
-@dataclass
+@record
 class Problem:
     kind: str        # value | range | bare-error | error-object | error-code | nested-missing
     key: str         # the dotted key it is about
     detail: str
 
 
-@dataclass
+@record
 class ReturnCheck:
     line: int
     verdict: str
@@ -46,7 +47,7 @@ class ReturnCheck:
     error_shape: str | None = None   # none | object | bare_string | other; None when the return has no error key
 
 
-@dataclass
+@record
 class HandlerResult:
     handler: Handler
     returns: list[ReturnCheck]
@@ -254,7 +255,7 @@ def analyse(ctx: _RuleContext) -> list[HandlerResult]:
     return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ResultsOverview:
     """Every action's results in report order, with the counts by verdict, by error shape and by level."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,13 +21,14 @@ from .file_facts import facts_for_source, new_extractor
 from .index import Inventory, ModuleMap, build_inventory
 from .mappings import load_mapping_file
 from .profile import Profile
+from .record_class import record
 from .records import Unparseable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .facts.extract import FactsExtractor
 
 
-@dataclass
+@record
 class ScanResult:
     root: Path
     display_root: str

@@ -15,7 +15,6 @@ import gc
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,7 @@ from .discovery import Source, read_sources
 from .facts.model import FileFacts
 from .file_facts import facts_for_source, new_extractor, unreadable_facts
 from .profile import Profile
+from .record_class import record
 
 if TYPE_CHECKING:  # pragma: no cover
     from .facts.extract import FactsExtractor
@@ -36,7 +36,7 @@ AUTO_POOL_MIN_BYTES = 300_000
 BATCH = 16
 
 
-@dataclass
+@record
 class ExtractStats:
     files: int = 0
     parsed: int = 0

@@ -21,7 +21,7 @@ import re
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, cast
 
 import libcst as cst
@@ -29,6 +29,7 @@ from libcst.helpers import get_full_name_for_node
 
 from ..cst_positions import Span as NodeSpan
 from ..cst_positions import spans as node_spans
+from ..record_class import record
 from .base import Edit
 from .ftypes import Refused, Span, Target
 from .rewrite_context import RewriteContext
@@ -38,7 +39,7 @@ _KINDS: dict[type, str] = {cst.Call: "call", cst.SimpleString: "string", cst.Exp
 MAX_RETRIES = 8
 
 
-@dataclass
+@record
 class RewriteOutcome:
     source: bytes
     new_source: bytes | None = None              # None: nothing to write (no edit applied, or refused)

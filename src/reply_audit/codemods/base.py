@@ -16,9 +16,10 @@ is handed. Spans serve to keep two edits off the same source in one pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from ..record_class import record
 from .ftypes import Refused, Skip, Span, Target
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Codemod", "Edit", "Example", "Refused", "Skip", "Span", "Target"]
 
 
-@dataclass
+@record
 class Edit:
     """One rewrite at one place. Subclasses set `targets` and implement `rewrite`."""
 
@@ -63,7 +64,7 @@ class Edit:
         """Merge another plan with the same key (default: nothing to merge)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Example:
     """A tree before and after the codemod (path -> source; one string means `mod.py`).
 

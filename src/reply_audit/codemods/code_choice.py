@@ -38,11 +38,12 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Protocol, cast
 
 from ..meaning import spaced
 from ..profile import CodeParts, Profile
+from ..record_class import record
 from ..records import Handler, Return
 
 _WORD = re.compile(r"[a-z][a-z0-9]+")
@@ -76,7 +77,7 @@ def words(text: str, shortest: int = 3) -> list[str]:
     return [w for w in _WORD.findall(spaced(text).lower()) if len(w) >= shortest]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CodeChoice:
     """The code evidence points to (None: no clear winner), how sure, why, and the best candidates."""
 
@@ -91,7 +92,7 @@ class CodeChoice:
                                               # spelled, a message that reads like its text), not its area alone
 
 
-@dataclass
+@record
 class CodeIndex:
     """The registry's codes as documents: their own text plus the messages the codebase writes with them."""
 
@@ -369,7 +370,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
     return CodeChoice(None, "low", (undecided,), top)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RankVocabulary:
     """What `rank` reads of the profile and the registry: the same for every return one plan ranks codes for
     (`PlanContext.rank_vocabulary` keeps it)."""

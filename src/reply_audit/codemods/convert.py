@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, cast
 
 from ..directives import DEFAULT_CODE, marker_comment
@@ -38,6 +38,7 @@ from ..facts.registries import last_name
 from ..facts.signatures import is_dict_annotation
 from ..lazy import lazy_module
 from ..meaning import NOTHING, Verdict, classify_dict, failure_verdict
+from ..record_class import record
 from ..records import Handler, Return
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from . import reply_api
@@ -60,7 +61,7 @@ MARKER = marker_comment(DEFAULT_CODE)
 REPLY_KINDS = frozenset({"builder", "reply"})
 
 
-@dataclass
+@record
 class ReturnPlan:
     """What one return becomes: a builder call decided now, or (runtime) the helper's classification."""
 
@@ -77,7 +78,7 @@ class ReturnPlan:
     evidenced: bool = False                     # the code was chosen by evidence (not a placeholder or default)
 
 
-@dataclass
+@record
 class HandlerReplies(Edit):
     """All of one handler's conversion: its returns, the builder construction, decorator and annotation."""
 
@@ -341,7 +342,7 @@ def _drop(items: list[Any], keys: tuple[str, ...]) -> tuple[list[Any], object | 
 # ---------------------------------------------------------------------------
 # planning
 # ---------------------------------------------------------------------------
-@dataclass
+@record
 class HandlerPlan:
     """The conversion of one handler: an edit, or why there is none; returns it leaves, with the reason."""
 

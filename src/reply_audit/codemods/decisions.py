@@ -20,11 +20,12 @@ import hashlib
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from ..record_class import record
 from ..records import Handler, Return
 
 LETTERS = ("S", "I", "D", "E")
@@ -33,7 +34,7 @@ SKIP = "skip"
 VERSION = 1
 
 
-@dataclass
+@record
 class Decision:
     """What migrate decided (or was told) for one converted return."""
 
@@ -79,7 +80,7 @@ class Decision:
         return row
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Choice:
     """A human's choice for one site: from a decisions file row or a mapping file's site table."""
 
@@ -97,7 +98,7 @@ class Choice:
         return self.type == SKIP
 
 
-@dataclass
+@record
 class DecisionsFile:
     """A decisions file as read: choices by fingerprint, and the rows no site claimed (filled in by migrate)."""
 

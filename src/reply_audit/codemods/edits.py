@@ -7,10 +7,10 @@ refuses, and the rewriter drops it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from ..lazy import lazy_module
+from ..record_class import record
 from .base import Edit, Refused, Span, Target
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,7 +30,7 @@ def replace_string(node: cst.SimpleString, old: str | bytes, new: str) -> cst.Si
     return node.with_changes(value=f"{prefix}{quote}{new}{quote}")
 
 
-@dataclass
+@record
 class ReplaceCode(Edit):
     """`"OLD-CODE"` -> `"NEW-CODE"` at one string literal."""
 
@@ -45,7 +45,7 @@ class ReplaceCode(Edit):
         return replace_string(cast(cst.SimpleString, updated), self.old, self.new)
 
 
-@dataclass
+@record
 class RewriteCall(Edit):
     """`rb.OLD(code, ...)` -> `rb.NEW(new_code, ...)`: the method name and/or the code argument.
 

@@ -6,7 +6,7 @@ every module of the package can name them without importing the others.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..record_class import record
 
 Span = tuple[int, int, int, int]  # line, column, end line, end column: `ast` coordinates (UTF-8 byte columns)
 
@@ -19,7 +19,7 @@ class Refused(Exception):
         self.reason = reason
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """A node an edit rewrites: `kind` is call | string | expr | return | def; `where` a span or (name, line)."""
 
@@ -27,7 +27,7 @@ class Target:
     where: Span | tuple[str, int]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Skip:
     """A finding a codemod recognises but will not fix, with the reason a human needs."""
 

@@ -13,9 +13,10 @@ codemods first; the rest wait for the next pass (on the rewritten source).
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from ..engine import evaluate
+from ..record_class import record
 from ..rules.base import Evaluation, Finding
 from ..scan import ScanResult
 from .base import Codemod, Edit, Skip, Span
@@ -23,14 +24,14 @@ from .context import PlanContext
 from .decisions import DecisionsFile
 
 
-@dataclass
+@record
 class Skipped:
     finding: Finding
     codemod: str
     reason: str
 
 
-@dataclass
+@record
 class Plan:
     edits: list[Edit] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..facts.model import BuilderFact, Signature
 from ..facts.signatures import signature
 from ..lazy import lazy_module
+from ..record_class import record
 from .base import Refused, Skip
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,7 +42,7 @@ PLACEHOLDERS = ("code", "message", "data")
 LETTERS = ("S", "I", "D", "E")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReplyTemplate:
     """One type's call: the callee, which keyword (or positional index, as "#N") each placeholder fills."""
 
@@ -52,7 +53,7 @@ class ReplyTemplate:
     keywords: tuple[str, ...] = ()
 
 
-@dataclass
+@record
 class ReplyAPI:
     """The templates of one profile, with the callee's signature and the type its calls build."""
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 from ..directives import DEFAULT_CODE, DEFAULT_REFLECTION, marker_comment
 from ..lazy import lazy_module
+from ..record_class import record
 from ..records import HandlerReturn, Return
 from ..results import ResultJudge
 from .base import Codemod, Edit, Example, Refused, Skip, Target
@@ -86,7 +86,7 @@ def _without(value: cst.Dict, kept: list[cst.BaseDictElement], moved: list[str])
     return value.with_changes(elements=kept, rbrace=rbrace, lpar=[], rpar=[])
 
 
-@dataclass
+@record
 class WrapResult(Edit):
     """`return {...}` -> `return <template filled from the dict>`."""
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from ..lazy import lazy_module
+from ..record_class import record
 from ..records import Handler
 from ..rules.ra308_handler_not_wrapped import has_decorator
 from .base import Codemod, Edit, Example, Skip, Target
@@ -35,7 +35,7 @@ def mcp_safe_tool(func):
 '''
 
 
-@dataclass
+@record
 class AddDecorator(Edit):
     """Add `@NAME` to a function, right below its last registration decorator."""
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from ..lazy import lazy_module
+from ..record_class import record
 from ..records import Call
 from ..rules._snippets import tree
 from .base import Codemod, Edit, Example, Refused, Skip, Target
@@ -21,7 +21,7 @@ else:
     cst = lazy_module("libcst")
 
 
-@dataclass
+@record
 class ReturnCall(Edit):
     """The expression statement `rb.denied(...)` -> `return rb.denied(...)`."""
 

@@ -9,12 +9,14 @@ Lines are 1-based, columns 0-based, as in `ast`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import field, fields, is_dataclass
 from functools import cache
 from typing import Any, cast, get_args, get_origin, get_type_hints
 
+from ..record_class import record
 
-@dataclass(slots=True)
+
+@record(slots=True)
 class CodeDef:
     """One code defined by a registry."""
 
@@ -26,7 +28,7 @@ class CodeDef:
     text: str = ""                     # the entry's other literal strings: its message key, its description
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RegistryFact:
     """A collection of code definitions: dict, list, class, enum, constants or Literal."""
 
@@ -37,7 +39,7 @@ class RegistryFact:
     names: list[str] | None = None  # class and enum: every name its body binds; None: inherits from an unknown base
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MappingEntry:
     legacy: str
     canonical: str | None  # None: retired explicitly (None, "", or a retired marker) or a reference
@@ -46,7 +48,7 @@ class MappingEntry:
     value_span: list[int] | None = None  # [line, col, end_line, end_col] of a literal value (code tables only)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MappingFact:
     """A legacy → canonical table (a dict in code or a mapping file)."""
 
@@ -58,7 +60,7 @@ class MappingFact:
                                                                # (files only)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Signature:
     """A def's parameters (without self/cls for methods) and its return annotation, as written."""
 
@@ -73,7 +75,7 @@ class Signature:
         return keyword in self.params or keyword in self.keyword_only or self.var_keyword
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class WrapperFact:
     """A safety decorator defined in this file, and what it does with a result that is not a reply."""
 
@@ -85,7 +87,7 @@ class WrapperFact:
     requires: str | None = None    # the return type its parameter's annotation demands (`Callable[..., Reply]`)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class BuilderFact:
     """A class with builder methods (instance builder or Reply class factory)."""
 
@@ -103,7 +105,7 @@ class BuilderFact:
     signatures: dict[str, Signature] = field(default_factory=dict)  # builder method -> its signature
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FactoryFact:
     """A function that returns `SomeClass(...)`: it may hand out a builder."""
 
@@ -112,7 +114,7 @@ class FactoryFact:
     returns: str
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CallFact:
     """A call `receiver.method(...)` where method is a builder method name."""
 
@@ -144,7 +146,7 @@ class CallFact:
     except_line: int | None = None  # the line of the enclosing `except` clause (one block, however many calls)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ReturnFact:
     line: int
     kind: str                  # call | reply | dict | none | other (index turns call into builder/other)
@@ -174,7 +176,7 @@ class ReturnFact:
     guard_reads: str = ""        # how the innermost if-test reads the parameters: "direct", "indirect" or ""
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class RegistrationFact:
     """A handler registered by a call (`register_action("name", fn)`) or listed in a dispatch table."""
 
@@ -188,7 +190,7 @@ class RegistrationFact:
                                  # "" when bound to something unknown; it shadows a module of the same name
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class HandlerFact:
     name: str
     qualname: str
@@ -207,7 +209,7 @@ class HandlerFact:
                                # [handlers] register_calls or dispatch_tables)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class CodeLiteral:
     """A code-shaped string outside registry and mapping definitions."""
 
@@ -222,7 +224,7 @@ class CodeLiteral:
                                # a comparison with a `*code*` name (False: anywhere else, `os.environ["API_TOKEN"]`)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ImportFact:
     module: str                # as written, without leading dots
     level: int                 # relative import level
@@ -232,7 +234,7 @@ class ImportFact:
     type_checking: bool
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class MessageUse:
     """Branching on human text: a comparison or test on a `.message` attribute."""
 
@@ -244,7 +246,7 @@ class MessageUse:
     owner_binding: str | None = None  # what the owner variable was assigned from (a call's callee)
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class EnvelopeFact:
     """What a serializer method (`to_dict()` ...) of a class returns."""
 
@@ -256,14 +258,14 @@ class EnvelopeFact:
     fields: dict[str, str] = field(default_factory=dict)   # annotated class attributes: name -> class
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class ParseProblem:
     line: int
     col: int
     message: str
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class FileFacts:
     path: str                  # relative, POSIX separators
     is_test: bool = False
@@ -386,7 +388,7 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
                 return None
             if len(value) != len(each):
                 raise ValueError(f"a tuple of {len(each)} items has {len(value)}")
-            return tuple(code(v) for code, v in zip(each, value))
+            return tuple([code(v) for code, v in zip(each, value)])
         return positions
     if origin in (list, tuple):
         make: Callable[[Any], Any] = list if origin is list else tuple
@@ -402,14 +404,21 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
 
 
 def _dataclass_decoder(tp: type) -> Callable[[Any], Any]:
-    parts: list[Callable[[Any], Any] | None] = []
+    width: list[int] = []                                  # the number of fields, once resolved
+    rebuilt: list[tuple[int, Callable[[Any], Any]]] = []   # (position, decoder) of each field JSON changes
 
     def decode(value: Any) -> Any:
         if value is None:
             return None
-        if not parts:   # resolved on first use, so a type may contain itself
-            parts.extend(None if _plain(ftype) else _decoder(ftype) for _, ftype in _plan(tp))
-        if type(value) is not list or len(value) != len(parts):
-            raise ValueError(f"a {tp.__name__} row has {len(parts)} fields")
-        return tp(*[v if part is None else part(v) for part, v in zip(parts, value)])
+        if not width:   # resolved on first use, so a type may contain itself
+            plan = _plan(tp)
+            rebuilt.extend((i, _decoder(ftype)) for i, (_, ftype) in enumerate(plan) if not _plain(ftype))
+            width.append(len(plan))
+        if type(value) is not list or len(value) != width[0]:
+            raise ValueError(f"a {tp.__name__} row has {width[0]} fields")
+        if rebuilt:
+            value = value.copy()   # the caller's row is left as it was
+            for i, part in rebuilt:
+                value[i] = part(value[i])
+        return tp(*value)
     return decode

@@ -4,9 +4,10 @@ statement (enclosing tests, except clause, TYPE_CHECKING)."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
+from ..record_class import record
 from .expressions import FUNCTIONS
 from .model import HandlerFact
 from .walking import children
@@ -18,7 +19,7 @@ class BindingReader(Protocol):
     def _bindings(self, body: list[ast.stmt], args: ast.arguments | None) -> dict[str, tuple[str, str, int]]: ...
 
 
-@dataclass
+@record
 class _Function:
     qualname: str
     body: list[ast.stmt]
@@ -54,7 +55,7 @@ class _Function:
         return self._bindings
 
 
-@dataclass
+@record
 class _Class:
     name: str
     qualname: str
@@ -62,7 +63,7 @@ class _Class:
     is_builder: bool
 
 
-@dataclass
+@record
 class _Ctx:
     functions: tuple[_Function, ...] = ()
     cls: _Class | None = None

@@ -6,14 +6,15 @@ at the line this Python rejects)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from ..record_class import record
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..index import Inventory
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Unread:
     path: str
     line: int

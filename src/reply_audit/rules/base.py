@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..errors import SEVERITIES
+from ..record_class import record
 from ..records import Builder, Call, Registry, Subject
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,7 +31,7 @@ def at_least(severity: str, threshold: str) -> bool:
     return SEVERITY_RANK[severity] <= SEVERITY_RANK[threshold]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Example:
     """A tree a rule is run on. An INVALID example pins every finding it gives, in order, as (path, line, column
     counted from 1, message): Fixit's range and message, checked by tests/test_rules.py."""
@@ -43,7 +44,7 @@ class Example:
         return {"mod.py": self.files} if isinstance(self.files, str) else dict(self.files)
 
 
-@dataclass
+@record
 class Finding:
     rule: str
     name: str
@@ -80,7 +81,7 @@ class Finding:
         }
 
 
-@dataclass
+@record
 class RuleContext:
     """What a rule may read: the inventory, the profile and repository-level facts."""
 
@@ -110,7 +111,7 @@ class RuleContext:
         return frozenset(b.ident for b in self.inventory.builders if b.kind == "factory")
 
 
-@dataclass
+@record
 class Evaluation:
     """What `engine.evaluate` makes of a scan: the findings that count, those suppressed by a comment, how many a
     baseline hid, and the rules that ran."""
