@@ -28,7 +28,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node
 
 from ..cst_positions import Span as NodeSpan
-from ..cst_positions import spans as node_spans
+from ..cst_positions import printed, reprinted
 from ..record_class import record
 from .base import Edit
 from .ftypes import Refused, Span, Target
@@ -156,7 +156,7 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
     except Exception as exc:  # libcst's ParserSyntaxError and friends
         return _refuse(outcome, edits, f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}")
     try:
-        text, spans = node_spans(module)   # printed once: the columns and the quotes are read from it
+        text, spans, pieces = printed(module)   # printed once: the columns and the quotes are read from it
     except (RecursionError, MemoryError):   # (`a + b + …` a thousand terms long parses, and prints recursing)
         return _refuse(outcome, edits, "nested too deeply for libcst to rewrite")
     if text.encode(module.encoding) != source:
@@ -182,7 +182,8 @@ def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
     try:
         new = add_imports(new, [s for e in pending for s in e.imports])
         new = add_definitions(new, {n: d for e in pending for n, d in e.definitions.items()})
-        data = new.bytes
+        # only the statements the rewrite replaced are printed again (the rest keep their text: see cst_positions)
+        data = (reprinted(module, text, pieces, new) or new.code).encode(new.encoding)
     except Exception as exc:  # an import that cannot be parsed or encoded
         return _refuse(outcome, pending, f"the rewritten file cannot be produced: {exc}")
     problem = verify(source, data)
