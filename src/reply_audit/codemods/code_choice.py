@@ -224,7 +224,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
     index: CodeIndex = ctx.code_index
     named = _with_singulars(words(f"{handler.name} {handler.path.rsplit('.', 1)[0]}", shortest=2))
     known = ctx.rank_vocabulary
-    area_words, described, area_of = known.area_words, known.described, known.area_of
+    area_words, described = known.area_words, known.described
     generic_words, own_words, spoken_of = known.generic_words, known.own_words, known.spoken_of
     said: set[str] = set()
     meant: set[str] = set()   # words of the concepts the message expresses: they count as shared words only
@@ -245,16 +245,14 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
     own_say = (said | legacy) - named   # what the return itself says: its message and its legacy code (`LOAN_MAX`)
     # the areas the return's own words name (the first such word), any area the profile or the registry knows;
     # of those, the profile's own decide whether the return is quiet or may borrow a sibling's code
-    said_areas = {a: told[0] for a in sorted({*area_words, *described, *area_of.values()})
+    said_areas = {a: told[0] for a in known.areas
                   if (told := sorted(own_say & ({a.lower()} | area_words.get(a, set()) | described.get(a, set()))))}
     told_areas = {a for a in said_areas if a in area_words or a in described}
     scored: list[tuple[float, str, list[str]]] = []
     specific: set[str] = set()   # codes with evidence about this site's domain, not only shared words
     spoken: set[str] = set()     # codes the return's own message or legacy code points to
-    for code in sorted(ctx.canonical):
-        parts = profile.parse_code(code)
-        if parts is None or parts.type != letter or not profile.code_compliant(code) \
-                or (owners and parts.layer not in owners):
+    for code, parts in known.typed_codes.get(letter, ()):
+        if owners and parts.layer not in owners:
             continue
         score, why = 0.0, []
         area: str | None = (parts.area or "").lower()
@@ -381,19 +379,26 @@ class RankVocabulary:
     generic_words: frozenset[str]
     own_words: dict[str, set[str]]      # AREA -> subjects only its codes' message keys name
     spoken_of: dict[str, set[str]]      # AREA -> words only its registry entries use
+    areas: list[str]                    # every AREA the profile or the registry knows, sorted
+    typed_codes: dict[str, list[tuple[str, CodeParts]]]   # TYPE -> its compliant registered codes, sorted
 
     @classmethod
     def of(cls, ctx: _PlanContext) -> RankVocabulary:
         profile, index = ctx.profile, ctx.code_index
         area_of = {c: p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area}
         generic_words = frozenset(w.lower() for w in profile.migrate_value("codes.generic_words"))
+        area_words = {area: {w.lower() for w in ws} for area, ws in profile.migrate_value("codes.area_words").items()}
+        described = {area: set(index.words(str(text))) for area, text in profile.section("areas").items()}
+        typed_codes: dict[str, list[tuple[str, CodeParts]]] = {}
+        for code in sorted(ctx.canonical):
+            parts = profile.parse_code(code)
+            if parts is not None and parts.type is not None and profile.code_compliant(code):
+                typed_codes.setdefault(parts.type, []).append((code, parts))
         return cls(
-            area_words={area: {w.lower() for w in ws}
-                        for area, ws in profile.migrate_value("codes.area_words").items()},
-            described={area: set(index.words(str(text))) for area, text in profile.section("areas").items()},
-            area_of=area_of, generic_words=generic_words,
+            area_words=area_words, described=described, area_of=area_of, generic_words=generic_words,
             own_words=index.area_vocabulary(area_of, generic_words),
-            spoken_of=index.area_vocabulary(area_of, generic_words, keys_only=False))
+            spoken_of=index.area_vocabulary(area_of, generic_words, keys_only=False),
+            areas=sorted({*area_words, *described, *area_of.values()}), typed_codes=typed_codes)
 
 
 def _domain_named(letter: str, named: set[str], own_name: set[str], said_areas: dict[str, str],
