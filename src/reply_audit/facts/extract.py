@@ -606,11 +606,11 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
 
     def _return(self, stmt: ast.Return, ctx: _Ctx) -> None:
         value = stmt.value
-        returned: set[int] = set()
         if value is not None:
-            # every call in the returned expression is returned: `return replace(rb.error(...), ...)` too
-            returned = {id(sub) for sub in walk(value) if isinstance(sub, ast.Call)}
-            self._expr(value, ctx, returned)
+            if self._is_hot(value):   # (else `_expr` reads nothing of it)
+                # every call in the returned expression is returned: `return replace(rb.error(...), ...)` too
+                returned = {id(sub) for sub in walk(value) if isinstance(sub, ast.Call)}
+                self._expr(value, ctx, returned)
             made = _constructed(value)
             made_of = _callee(made) if made is not None else None
             if made is not None and class_like(made_of):   # `return ReplyBuilder(...)`: a construction too
