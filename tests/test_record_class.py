@@ -224,3 +224,61 @@ def test_every_data_class_of_the_package_is_a_record() -> None:
                     if isinstance(target, ast.Name) and target.id == "dataclass":
                         plain.append(f"{path.relative_to(package)}:{node.lineno}")
     assert plain == []
+
+
+TYPED = '''
+from dataclasses import field
+
+from reply_audit.record_class import record
+
+
+@record(frozen=True)
+class Point:
+    x: int
+    tags: list[str] = field(default_factory=list)
+    label: str = field(default="", init=False)
+    owner: str = field(kw_only=True, default="")
+
+
+@record
+class Needs:
+    a: int
+    b: str = field(kw_only=True)
+
+
+p = Point(1, ["a"], owner="me")
+p.x = 2
+Point(1, ["a"], "label")
+Needs(1)
+Needs(1, "b")
+Needs(1, b="b")
+'''
+
+
+def test_type_checkers_read_a_record_as_a_dataclass(tmp_path: Path) -> None:
+    """Frozen fields, `init=False` and `kw_only=True` fields are checked as they are for `@dataclass`: mypy
+    finds the same errors in the same source under either decorator."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "as_record.py").write_text(TYPED, encoding="utf-8")
+    (tmp_path / "as_dataclass.py").write_text(
+        TYPED.replace("from reply_audit.record_class import record", "from dataclasses import dataclass")
+        .replace("@record", "@dataclass"), encoding="utf-8")
+    src = Path(__file__).resolve().parents[1] / "src"
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir",
+                           str(tmp_path / "cache"), "--python-version", "3.11", "as_record.py", "as_dataclass.py"],
+                          cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "MYPYPATH": str(src)})
+    found: dict[str, list[str]] = {"as_record.py": [], "as_dataclass.py": []}
+    for line in done.stdout.splitlines():
+        if " error: " in line:
+            name, number, _ = line.split(":", 2)
+            found[name].append(f"{number}: {line.split(' error: ')[1]}")
+    assert found["as_record.py"] == [
+        '22: Property "x" defined in "Point" is read-only  [misc]',
+        '23: Too many positional arguments for "Point"  [call-arg]',
+        '24: Missing named argument "b" for "Needs"  [call-arg]',
+        '25: Too many positional arguments for "Needs"  [call-arg]',
+    ], done.stdout
+    assert found["as_dataclass.py"] == found["as_record.py"]

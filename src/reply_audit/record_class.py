@@ -16,14 +16,17 @@ They behave as the dataclass's own:
 - a method the class body defines is kept, with the dataclass's rule for `__hash__` (a body that defines
   `__eq__` alone does not keep a hash).
 
-Everything else (`__init__`, frozen assignment, slots, `fields`, `replace`, `asdict`, pickling) is the dataclass's.
-`tests/test_record_class.py` compares every behaviour above with `dataclass` itself.
+Everything else (`__init__`, frozen assignment, slots, `fields`, `replace`, `asdict`, pickling) is the dataclass's,
+and type checkers read a record as a dataclass (`dataclass_transform`, with `field` as its field specifier: mypy
+checks `kw_only=True` and `init=False` fields as it does a dataclass's). Only introspection differs:
+`__dataclass_params__` says `eq=False, repr=False`, and the shared methods' qualified names are their makers'.
+`tests/test_record_class.py` compares every behaviour above with `dataclass` itself, mypy's errors included.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
 from operator import attrgetter
 from reprlib import recursive_repr
 from typing import Any, TypeVar, dataclass_transform, overload
@@ -37,7 +40,7 @@ def record(cls: _Class, /) -> _Class: ...
 def record(*, frozen: bool = False, slots: bool = False) -> Callable[[_Class], _Class]: ...
 
 
-@dataclass_transform()
+@dataclass_transform(field_specifiers=(field, Field))   # so type checkers read `field(kw_only=True)`
 def record(cls: Any = None, /, *, frozen: bool = False, slots: bool = False) -> Any:
     """`@dataclass`, `@dataclass(frozen=True)` or `@dataclass(slots=True)`, with shared `__eq__`, `__hash__` and
     `__repr__` (see the module's docstring)."""
