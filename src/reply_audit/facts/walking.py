@@ -64,17 +64,34 @@ def children(node: ast.AST) -> list[ast.AST]:
         if field is None:
             continue
         if many:
-            out.extend([item for item in field if item is not None])   # `{**d}` has a None key
+            out.extend(filter(None, field))   # a node is never false; `{**d}` has a None key
         else:
             out.append(field)
     return out
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """NODE and every node below it, breadth first (as `ast.walk`, without contexts and operators)."""
+    """NODE and every node below it, breadth first (as `ast.walk`, without contexts and operators). `children`
+    is written out here: this loop runs for every node of every walk, a third of the extraction."""
     todo = deque([node])
-    pop, extend = todo.popleft, todo.extend
+    pop, append, extend = todo.popleft, todo.append, todo.extend
+    shapes = _SHAPES
     while todo:
         node = pop()
-        extend(children(node))
+        kind = node.__class__
+        try:
+            shape = shapes[kind]
+        except KeyError:
+            shape = shapes[kind] = _shape(kind)
+        if shape is None:
+            extend(_read_all(node))
+        else:
+            for name, many in shape:
+                field = getattr(node, name, None)
+                if field is None:
+                    continue
+                if many:
+                    extend(filter(None, field))
+                else:
+                    append(field)
         yield node
