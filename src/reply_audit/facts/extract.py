@@ -74,7 +74,7 @@ from .registrations_reader import RegistrationReader
 from .registries import RegistryReader, dotted_name, last_name, str_value
 from .result_shapes import ResultShapeReader
 from .scopes import _Class, _Ctx, _Function
-from .signatures import read_wrapper, signature
+from .signatures import read_wrapper
 from .walking import children, walk
 
 _T = TypeVar("_T")
@@ -181,8 +181,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._block(tree.body, _Ctx())
         facts.script = any(_is_main_guard(s) for s in tree.body)
         facts.functions = sorted(s.name for s in tree.body if isinstance(s, FUNCTIONS))
-        facts.function_params = {s.name: [*signature(s, False).params, *signature(s, False).keyword_only]
-                                 for s in tree.body if isinstance(s, FUNCTIONS)}
+        facts.function_params = {s.name: [a.arg for a in (*s.args.posonlyargs, *s.args.args, *s.args.kwonlyargs)]
+                                 for s in tree.body if isinstance(s, FUNCTIONS)}   # (as `signature` lists them)
         self._finish_constants()
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
         return facts
