@@ -55,6 +55,8 @@ class ModuleMap:
     def __init__(self, paths: list[str]) -> None:
         self.paths = set(paths)
         self._memo: dict[tuple[str, str, int, tuple[str, ...]], list[str]] = {}
+        self._inits: dict[str, list[str]] = {}
+        self._targets: dict[int, tuple[FileFacts, list[list[str]]]] = {}
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         for path in sorted(paths):
             stem = path[:-3] if path.endswith(".py") else path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] \
@@ -64,6 +66,27 @@ class ModuleMap:
                 parts = parts[:-1]
             for i in range(len(parts)):
                 self.by_suffix[".".join(parts[i:])].append(path)
+
+    def package_inits(self, path: str) -> list[str]:
+        """The `__init__.py` files in the tree that importing PATH runs: its own folder's and every enclosing
+        package's up to the first folder that is no package, outermost first (memoized)."""
+        hit = self._inits.get(path)
+        if hit is None:
+            folders, inits = path.split("/")[:-1], []
+            while folders and (init := "/".join(folders) + "/__init__.py") in self.paths:
+                inits.append(init)
+                folders = folders[:-1]
+            hit = self._inits[path] = inits[::-1]
+        return hit
+
+    def targets(self, facts: FileFacts) -> list[list[str]]:
+        """For each import of FACTS, the files it may load, kept per facts object: `history` indexes the same
+        facts commit after commit (a file's facts are never changed once extracted)."""
+        kept = self._targets.get(id(facts))
+        if kept is None or kept[0] is not facts:
+            kept = self._targets[id(facts)] = (facts, [self.resolve(facts.path, imp.module, imp.level, imp.names)
+                                                        for imp in facts.imports])
+        return kept[1]
 
     def resolve(self, importer: str, module: str, level: int, names: list[str]) -> list[str]:
         """Files that `from <level dots><module> import <names>` or `import <module>` may load (memoized)."""
@@ -159,9 +182,9 @@ class IndexBuilder:
                 self.builders[b.name].append((f.path, b))
             for fac in f.factories:
                 self.factories[fac.name].append((f.path, fac.returns))
-            for imp in f.imports:
-                for target in self.modules.resolve(f.path, imp.module, imp.level, imp.names):
-                    self.imported_by[f.path].add(target)
+            for targets in self.modules.targets(f):
+                if targets:   # (a file that imports nothing of the tree gets no entry)
+                    self.imported_by[f.path].update(targets)
 
     def resolve_builder(self, name: str | None, from_path: str, depth: int = 0) -> tuple[str, BuilderFact] | None:
         if not name or depth > 3:
@@ -558,17 +581,26 @@ class IndexBuilder:
         init_loads: dict[str, set[str]] = defaultdict(set)
         for f in self.files:
             if f.path.endswith("__init__.py"):
-                for imp in f.imports:
+                for imp, targets in zip(f.imports, self.modules.targets(f)):
                     if not imp.in_function and not imp.type_checking:
-                        init_loads[f.path].update(t for t in self.modules.resolve(f.path, imp.module, imp.level,
-                                                                                  imp.names)
-                                                  if t in role_of_file and t != f.path)
+                        init_loads[f.path].update(t for t in targets if t in role_of_file and t != f.path)
+        if not role_of_file:
+            return   # no registry file: no import loads one
+        # whether importing a file can load a registry: it is one, or a package __init__ it runs imports one
+        reaches: dict[str, bool] = {}
         for f in self.files:
-            for imp in f.imports:
-                targets = self.modules.resolve(f.path, imp.module, imp.level, imp.names)
+            for imp, targets in zip(f.imports, self.modules.targets(f)):
+                if not targets:
+                    continue
+                for target in targets:
+                    if target not in reaches:
+                        reaches[target] = target in role_of_file or any(
+                            init_loads.get(init) for init in self.modules.package_inits(target))
+                if not any(reaches[target] for target in targets):
+                    continue
                 loaded: dict[str, str | None] = {t: None for t in targets if t in role_of_file and t != f.path}
                 for target in targets:
-                    for init in self._package_inits(target):
+                    for init in self.modules.package_inits(target):
                         for registry in sorted(init_loads.get(init, ())):
                             if registry != f.path and not f.path.startswith(init[:-len("__init__.py")]):
                                 # (a module of that package runs its __init__ first anyway)
@@ -579,15 +611,6 @@ class IndexBuilder:
                         registry_path=target, roles=sorted(role_of_file[target]),
                         scope="function" if imp.in_function else "module", via=via, type_checking=imp.type_checking,
                         in_tests=f.is_test, runtime=not f.is_test and not imp.type_checking))
-
-    def _package_inits(self, path: str) -> list[str]:
-        """The `__init__.py` files in the tree that importing PATH runs: its own folder's and every enclosing
-        package's up to the first folder that is no package, outermost first."""
-        folders, inits = path.split("/")[:-1], []
-        while folders and (init := "/".join(folders) + "/__init__.py") in self.modules.paths:
-            inits.append(init)
-            folders = folders[:-1]
-        return inits[::-1]
 
 
 def build_inventory(profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact],

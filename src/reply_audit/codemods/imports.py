@@ -24,16 +24,23 @@ precedence over all of these; the codemods handle that.
 from __future__ import annotations
 
 from collections import Counter
+from functools import cache
 from pathlib import PurePosixPath
 
 from ..scan import ScanResult
+
+
+@cache
+def _folder(path: str) -> str:
+    """PATH's folder (kept: `history` builds a finder per commit, over mostly the same paths)."""
+    return str(PurePosixPath(path).parent)
 
 
 class ImportFinder:
     def __init__(self, result: ScanResult) -> None:
         self.files = {f.path: f for f in result.files}
         self.paths = set(self.files)
-        self.folder = {p: str(PurePosixPath(p).parent) for p in self.files}   # asked for every file, every name
+        self.folder = {p: _folder(p) for p in self.files}   # asked for every file, every name
 
     def binds(self, path: str, name: str) -> bool:
         facts = self.files.get(path)
