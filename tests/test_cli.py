@@ -518,3 +518,25 @@ def test_the_python_api_gives_what_the_command_line_prints(tmp_path):
     assert [f.fixable for f in audit.evaluation.findings if f.rule == "RA303"] == [True]
     result = api.scan(tmp_path)
     assert [f.rule for f in api.evaluate(result, select=["RA303"]).findings] == ["RA303"]
+
+
+def test_a_scan_process_runs_without_the_cyclic_collector_and_a_longer_command_with_it(monkeypatch):
+    """`scan` and `hook` end the process after one scan, whose objects hold no reference cycle: the collector
+    is turned off for them; `migrate`, `history` and the rest keep it."""
+    import gc
+    import sys
+
+    import pytest
+
+    from reply_audit import cli
+
+    turned_off = []
+    monkeypatch.setattr(gc, "disable", lambda: turned_off.append(True))
+    monkeypatch.setattr(cli, "app", lambda argv=None: 0)
+    for argv, off in ((["scan", "."], True), (["hook", "a.py"], True), (["migrate", "."], False),
+                      (["history", "."], False), (["--version"], False), ([], False)):
+        turned_off.clear()
+        monkeypatch.setattr(sys, "argv", ["reply-audit", *argv])
+        with pytest.raises(SystemExit) as done:
+            cli.main()
+        assert (done.value.code, bool(turned_off)) == (0, off), argv
