@@ -86,6 +86,19 @@ def _frozen(sets: tuple[set[str], set[str]]) -> tuple[frozenset[str], frozenset[
     return frozenset(sets[0]), frozenset(sets[1])
 
 
+# What `_stmt` does with each kind of statement; a class the parser does not make (a subclass) is tested in order.
+_STATEMENT_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (FUNCTIONS, "function"), (ast.ClassDef, "class"), ((ast.Assign, ast.AnnAssign), "assign"),
+    (ast.Return, "return"), (ast.If, "if"), ((ast.Try, ast.TryStar), "try"), ((ast.Import, ast.ImportFrom), "import"),
+    ((ast.For, ast.AsyncFor), "for"), (ast.While, "while"), ((ast.With, ast.AsyncWith), "with"),
+    (ast.Match, "match"), (ast.Assert, "assert"),
+)
+_STATEMENTS: dict[type, str] = {kind: name for types, name in _STATEMENT_KINDS
+                                for kind in (types if isinstance(types, tuple) else (types,))}
+_STATEMENTS.update({kind: "other" for kind in (ast.Expr, ast.AugAssign, ast.Raise, ast.Delete, ast.Pass,
+                                               ast.Break, ast.Continue, ast.Global, ast.Nonlocal)})
+
+
 class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
     """Builds the `FileFacts` of one parsed module for one profile."""
 
@@ -381,60 +394,74 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             self._stmt(stmt, ctx)
 
     def _stmt(self, stmt: ast.stmt, ctx: _Ctx) -> None:
-        if isinstance(stmt, FUNCTIONS):
-            self._function(stmt, ctx)
-        elif isinstance(stmt, ast.ClassDef):
-            self._class(stmt, ctx)
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            self._assign(stmt, ctx)
-        elif isinstance(stmt, ast.Return):
-            self._return(stmt, ctx)
-        elif isinstance(stmt, ast.If):
-            self._expr(stmt.test, ctx, condition=True)
-            guarded = dotted_name(stmt.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
-            self._block(stmt.body, ctx.but(type_checking=ctx.type_checking or guarded,
-                                           guards=(*ctx.guards, (stmt.test, False))))
-            self._block(stmt.orelse, ctx.but(guards=(*ctx.guards, (stmt.test, True))))
-        elif isinstance(stmt, (ast.Try, ast.TryStar)):
-            self._block(stmt.body, ctx)
-            for handler in stmt.handlers:
-                if handler.type is not None:
-                    self._expr(handler.type, ctx)
-                self._block(handler.body, ctx.but(except_kind=_except_kind(handler), except_line=handler.lineno,
-                                                  except_types=_except_types(handler),
-                                                  try_reads=self._reads(list(stmt.body), ctx),
-                                                  try_fixed_keys=_reads_fixed_keys(stmt.body)))
-            self._block(stmt.orelse, ctx)
-            self._block(stmt.finalbody, ctx)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            self._import(stmt, ctx)
-        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
-            self._expr(stmt.target, ctx)
-            self._expr(stmt.iter, ctx)
-            self._block(stmt.body, ctx)
-            self._block(stmt.orelse, ctx)
-        elif isinstance(stmt, ast.While):
-            self._expr(stmt.test, ctx, condition=True)
-            self._block(stmt.body, ctx)
-            self._block(stmt.orelse, ctx)
-        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-            for item in stmt.items:
+        kind = _STATEMENTS.get(type(stmt))   # by the exact class: one look-up, not a dozen isinstance tests
+        if kind is None:
+            kind = next((k for types, k in _STATEMENT_KINDS if isinstance(stmt, types)), "other")
+        if kind == "function":
+            self._function(cast("ast.FunctionDef | ast.AsyncFunctionDef", stmt), ctx)
+        elif kind == "class":
+            self._class(cast(ast.ClassDef, stmt), ctx)
+        elif kind == "assign":
+            self._assign(cast("ast.Assign | ast.AnnAssign", stmt), ctx)
+        elif kind == "return":
+            self._return(cast(ast.Return, stmt), ctx)
+        elif kind == "if":
+            self._if(cast(ast.If, stmt), ctx)
+        elif kind == "try":
+            self._try(cast("ast.Try | ast.TryStar", stmt), ctx)
+        elif kind == "import":
+            self._import(cast("ast.Import | ast.ImportFrom", stmt), ctx)
+        elif kind == "for":
+            loop = cast("ast.For | ast.AsyncFor", stmt)
+            self._expr(loop.target, ctx)
+            self._expr(loop.iter, ctx)
+            self._block(loop.body, ctx)
+            self._block(loop.orelse, ctx)
+        elif kind == "while":
+            test = cast(ast.While, stmt)
+            self._expr(test.test, ctx, condition=True)
+            self._block(test.body, ctx)
+            self._block(test.orelse, ctx)
+        elif kind == "with":
+            block = cast("ast.With | ast.AsyncWith", stmt)
+            for item in block.items:
                 self._expr(item.context_expr, ctx)
-            self._block(stmt.body, ctx)
-        elif isinstance(stmt, ast.Match):
-            self._expr(stmt.subject, ctx, condition=True)
-            for case in stmt.cases:
+            self._block(block.body, ctx)
+        elif kind == "match":
+            match = cast(ast.Match, stmt)
+            self._expr(match.subject, ctx, condition=True)
+            for case in match.cases:
                 if case.guard is not None:
                     self._expr(case.guard, ctx, condition=True)
                 self._block(case.body, ctx)
-        elif isinstance(stmt, ast.Assert):
-            self._expr(stmt.test, ctx, condition=True)
-            if stmt.msg is not None:
-                self._expr(stmt.msg, ctx)
+        elif kind == "assert":
+            check = cast(ast.Assert, stmt)
+            self._expr(check.test, ctx, condition=True)
+            if check.msg is not None:
+                self._expr(check.msg, ctx)
         else:
             for child in children(stmt):
                 if isinstance(child, ast.expr):
                     self._expr(child, ctx)
+
+    def _if(self, stmt: ast.If, ctx: _Ctx) -> None:
+        self._expr(stmt.test, ctx, condition=True)
+        guarded = dotted_name(stmt.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        self._block(stmt.body, ctx.but(type_checking=ctx.type_checking or guarded,
+                                       guards=(*ctx.guards, (stmt.test, False))))
+        self._block(stmt.orelse, ctx.but(guards=(*ctx.guards, (stmt.test, True))))
+
+    def _try(self, stmt: ast.Try | ast.TryStar, ctx: _Ctx) -> None:
+        self._block(stmt.body, ctx)
+        for handler in stmt.handlers:
+            if handler.type is not None:
+                self._expr(handler.type, ctx)
+            self._block(handler.body, ctx.but(except_kind=_except_kind(handler), except_line=handler.lineno,
+                                              except_types=_except_types(handler),
+                                              try_reads=self._reads(list(stmt.body), ctx),
+                                              try_fixed_keys=_reads_fixed_keys(stmt.body)))
+        self._block(stmt.orelse, ctx)
+        self._block(stmt.finalbody, ctx)
 
     @staticmethod
     def _qualname(name: str, ctx: _Ctx) -> str:

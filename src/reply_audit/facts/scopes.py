@@ -77,11 +77,14 @@ class _Ctx:
     except_line: int | None = None  # the line of the enclosing except clause
 
     def but(self, **changes: Any) -> _Ctx:
-        values = {name: getattr(self, name) for name in ("functions", "cls", "except_kind", "type_checking",
-                                                         "prefix", "guards", "except_types", "try_reads",
-                                                         "try_fixed_keys", "except_line")}
-        values.update(changes)
-        return _Ctx(**values)
+        """This context with CHANGES (field names): a copy, made without the constructor (one per block)."""
+        unknown = changes.keys() - self.__dict__.keys()
+        if unknown:
+            raise TypeError(f"_Ctx has no field {sorted(unknown)[0]!r}")
+        new = object.__new__(_Ctx)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
 
     @property
     def function(self) -> _Function | None:
