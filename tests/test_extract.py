@@ -589,3 +589,19 @@ def test_a_rewrite_of_a_file_nested_too_deeply_to_print_is_refused_not_raised():
     source = ("x = " + "[" * 300 + "]" * 300 + "\n").encode()
     outcome = rewrite_source(source, [])
     assert (outcome.problem, outcome.new_source) == ("nested too deeply for libcst to rewrite", None)
+
+
+def test_a_number_python_will_not_print_is_no_traceback(profile):
+    """An integer of more than 4,300 decimal digits parses, but Python refuses to print it: a handler's return
+    annotation or a guard holding one is read, the number written `...`."""
+    huge = "0x" + "f" * 4000
+    f = facts_of(f'''
+        @mcp.tool()
+        def tool(x) -> {huge}:
+            if x > {huge}:
+                return {{"success": False, "error": "too big"}}
+            return {{"success": True}}
+    ''', profile)
+    [handler] = f.handlers
+    assert handler.annotation == "..."
+    assert [r.guards for r in handler.returns] == [["x > ..."], []]

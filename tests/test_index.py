@@ -225,3 +225,22 @@ def test_a_registry_a_package_init_imports_is_loaded_by_every_import_of_that_pac
         ("core/__init__.py", 1, "core/legacy_registry.py", None, True),
         ("server.py", 1, "core/legacy_registry.py", "core/__init__.py", True),
     ]
+
+
+def test_import_targets_are_kept_per_list_of_imports_and_path_not_per_copy():
+    """`history` copies a version's facts to another path at every commit (`dataclasses.replace`, the same
+    list of imports): one entry serves each (version, path), however many commits copy it."""
+    from dataclasses import replace
+
+    from reply_audit.facts.model import FileFacts, ImportFact
+    from reply_audit.index import ModuleMap
+
+    modules = ModuleMap(["pkg/__init__.py", "pkg/a.py", "pkg/b.py", "other/b.py"])
+    facts = FileFacts(path="pkg/a.py", imports=[ImportFact(module="b", level=1, names=["x"], line=1, in_function=False, type_checking=False)])
+    assert modules.targets(facts) == [["pkg/b.py"]]
+    for _ in range(50):
+        moved = replace(facts, path="other/a.py")
+        assert modules.targets(moved) == [["other/b.py"]]   # relative: from the copy's own folder
+    assert len(modules._targets) == 2
+    changed = replace(facts, imports=[ImportFact(module="pkg.b", level=0, names=[], line=1, in_function=False, type_checking=False)])
+    assert modules.targets(changed) == [["pkg/b.py"]] and len(modules._targets) == 3

@@ -54,3 +54,17 @@ def test_the_leaves_left_out_are_still_read_from_their_parent() -> None:
     assert kinds == ["Module", "Assign", "Name", "BinOp", "Name", "Name"]
     binop = tree.body[0].value   # type: ignore[attr-defined]
     assert isinstance(binop.op, ast.Add) and isinstance(binop.left.ctx, ast.Load)
+
+
+def test_source_text_is_unparse_and_writes_a_number_python_will_not_print_as_dots() -> None:
+    from reply_audit.facts.walking import source_text
+
+    node = ast.parse("def f(x: int = 0x10) -> dict[str, int]: ...").body[0]
+    assert isinstance(node, ast.FunctionDef) and node.returns is not None
+    assert source_text(node.returns) == ast.unparse(node.returns) == "dict[str, int]"
+    huge = ast.parse("(0x" + "f" * 4000 + " + 1, True, 2)", mode="eval").body
+    with pytest.raises(ValueError):
+        ast.unparse(huge)                                   # more than 4,300 decimal digits
+    assert source_text(huge) == "(... + 1, True, 2)"
+    with pytest.raises(ValueError):
+        ast.unparse(huge)                                   # the node itself is left as it was

@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from dataclasses import field
 from typing import Any
 
-from .facts.model import BuilderFact, FileFacts, MappingFact, RegistryFact
+from .facts.model import BuilderFact, FileFacts, ImportFact, MappingFact, RegistryFact
 from .profile import Profile
 from .record_class import record
 from .records import (
@@ -56,7 +56,7 @@ class ModuleMap:
         self.paths = set(paths)
         self._memo: dict[tuple[str, str, int, tuple[str, ...]], list[str]] = {}
         self._inits: dict[str, list[str]] = {}
-        self._targets: dict[int, tuple[FileFacts, list[list[str]]]] = {}
+        self._targets: dict[tuple[int, str], tuple[list[ImportFact], list[list[str]]]] = {}
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         for path in sorted(paths):
             stem = path[:-3] if path.endswith(".py") else path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] \
@@ -80,12 +80,15 @@ class ModuleMap:
         return hit
 
     def targets(self, facts: FileFacts) -> list[list[str]]:
-        """For each import of FACTS, the files it may load, kept per facts object: `history` indexes the same
-        facts commit after commit (a file's facts are never changed once extracted)."""
-        kept = self._targets.get(id(facts))
-        if kept is None or kept[0] is not facts:
-            kept = self._targets[id(facts)] = (facts, [self.resolve(facts.path, imp.module, imp.level, imp.names)
-                                                        for imp in facts.imports])
+        """For each import of FACTS, the files it may load, kept per list of imports and path: `history` indexes
+        the same facts commit after commit, some copied to another path each time with the same list (a file's
+        facts are never changed once extracted), so one entry serves a (file version, path) pair."""
+        imports = facts.imports
+        key = (id(imports), facts.path)
+        kept = self._targets.get(key)
+        if kept is None or kept[0] is not imports:
+            kept = self._targets[key] = (imports, [self.resolve(facts.path, imp.module, imp.level, imp.names)
+                                                   for imp in imports])
         return kept[1]
 
     def resolve(self, importer: str, module: str, level: int, names: list[str]) -> list[str]:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..facts.model import BuilderFact, Signature
 from ..facts.signatures import signature
+from ..facts.walking import source_text
 from ..lazy import lazy_module
 from ..record_class import record
 from .base import Refused, Skip
@@ -289,7 +290,7 @@ def definition(callee: str, ctx: PlanContext) -> tuple[Signature, str | None] | 
 
 def _decorator_name(node: ast.expr) -> str:
     target = node.func if isinstance(node, ast.Call) else node
-    return ast.unparse(target).rpartition(".")[2]
+    return source_text(target).rpartition(".")[2]
 
 
 def _class_signature(node: ast.ClassDef) -> Signature | None:
@@ -301,7 +302,7 @@ def _class_signature(node: ast.ClassDef) -> Signature | None:
     if init is not None:
         return signature(init, True)
     dataclass = next((d for d in node.decorator_list if _decorator_name(d) == "dataclass"), None)
-    model = any(ast.unparse(b).rpartition(".")[2] == "BaseModel" for b in node.bases)
+    model = any(source_text(b).rpartition(".")[2] == "BaseModel" for b in node.bases)
     if dataclass is None and not model:
         return Signature() if not node.bases and not node.keywords else None
     keyword_only = model or any(k.arg == "kw_only" and isinstance(k.value, ast.Constant) and k.value.value is True
@@ -312,7 +313,7 @@ def _class_signature(node: ast.ClassDef) -> Signature | None:
     for stmt in node.body:
         if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
             continue
-        annotation = ast.unparse(stmt.annotation)
+        annotation = source_text(stmt.annotation)
         if "KW_ONLY" in annotation:
             keyword_only = True
             continue

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import Any, TypeGuard
 
 from .registries import dotted_name, last_name, str_value
-from .walking import children, walk
+from .walking import children, source_text, walk
 
 BROAD_EXCEPTIONS = frozenset({"Exception", "BaseException"})
 _NOT_CLASSES = frozenset({"Optional", "Union", "None", "Any", "Callable", "Type", "ClassVar", "Final", "Annotated"})
@@ -439,7 +439,7 @@ GUARD_DEPTH = 4
 
 
 def _guard_text(test: ast.expr, negated: bool) -> str:
-    text = ast.unparse(test)
+    text = source_text(test)
     if len(text) > 120:
         text = text[:117] + "..."
     return f"not ({text})" if negated else text

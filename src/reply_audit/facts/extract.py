@@ -75,7 +75,7 @@ from .registries import RegistryReader, dotted_name, last_name, str_value
 from .result_shapes import ResultShapeReader
 from .scopes import _Class, _Ctx, _Function
 from .signatures import read_wrapper
-from .walking import children, walk
+from .walking import children, source_text, walk
 
 _T = TypeVar("_T")
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]")   # as the tokenizer finds a declaration (PEP 263)
@@ -504,7 +504,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                                   end_line=node.end_lineno or node.lineno, top_calls=_top_calls(node.body),
                                   inline_body=self._inline_body(node),
                                   asynchronous=isinstance(node, ast.AsyncFunctionDef),
-                                  annotation=ast.unparse(node.returns) if node.returns is not None else None,
+                                  annotation=source_text(node.returns) if node.returns is not None else None,
                                   first_line=min([d.lineno for d in node.decorator_list] + [node.lineno]))
             self.facts.handlers.append(handler)
         is_method = ctx.cls is not None and ctx.prefix == ctx.cls.qualname

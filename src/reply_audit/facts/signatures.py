@@ -26,7 +26,7 @@ from collections.abc import Callable, Container, Iterator
 
 from .model import Signature, WrapperFact
 from .registries import dotted_name, last_name, str_value
-from .walking import walk
+from .walking import source_text, walk
 
 FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DICT_ANNOTATION = re.compile(r"^(?:typing\.)?(?:dict|Dict|Mapping|MutableMapping)\b")
@@ -49,7 +49,7 @@ def signature(fn: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> Signa
     return Signature(params=[a.arg for a in positional], required=required,
                      keyword_only=[a.arg for a in args.kwonlyargs],
                      var_positional=args.vararg is not None, var_keyword=args.kwarg is not None,
-                     returns=ast.unparse(fn.returns) if fn.returns is not None else None)
+                     returns=source_text(fn.returns) if fn.returns is not None else None)
 
 
 def _is_static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -120,7 +120,7 @@ def _required_return(annotation: ast.expr | None) -> str | None:
     parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else []
     if len(parts) != 2:
         return None
-    name = ast.unparse(parts[1]).strip("'\"")
+    name = source_text(parts[1]).strip("'\"")
     return None if name in ("Any", "typing.Any", "object") else name
 
 

@@ -12,6 +12,7 @@ field, as `ast.iter_child_nodes` reads it. Extraction walks every tree many time
 from __future__ import annotations
 
 import ast
+import copy
 import re
 from collections import deque
 from collections.abc import Iterator
@@ -95,3 +96,19 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
                 else:
                     append(field)
         yield node
+
+
+def source_text(node: ast.AST) -> str:
+    """NODE as source (`ast.unparse`), each integer too long for this Python to print written as `...`."""
+    try:
+        return ast.unparse(node)
+    except ValueError:   # "Exceeds the limit (4300 digits) for integer string conversion"
+        pass
+    shown = copy.deepcopy(node)
+    for sub in walk(shown):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, int) and not isinstance(sub.value, bool):
+            try:
+                repr(sub.value)
+            except ValueError:
+                sub.value = ...
+    return ast.unparse(shown)
