@@ -605,3 +605,37 @@ def test_a_number_python_will_not_print_is_no_traceback(profile):
     [handler] = f.handlers
     assert handler.annotation == "..."
     assert [r.guards for r in handler.returns] == [["x > ..."], []]
+
+
+def test_a_statement_of_a_class_the_parser_does_not_make_is_read_as_its_base(profile):
+    """Statements are handed on by their exact class; a subclass (a tree some tool built) goes where its base
+    goes, so its returns, guards and calls are read as the parser's own statements' are."""
+    import ast
+
+    from reply_audit.facts.extract import FactsExtractor
+    from reply_audit.facts.model import FileFacts
+
+    source = (b"@mcp.tool()\ndef tool(rb, x):\n    if x:\n        return rb.invalid('WA-RES-I-001')\n"
+              b"    for y in x:\n        pass\n    return {'success': True}\n")
+
+    class MyIf(ast.If):
+        pass
+
+    class MyReturn(ast.Return):
+        pass
+
+    def rebuilt(tree: ast.Module) -> ast.Module:
+        for node in ast.walk(tree):
+            for name in ("body", "orelse"):
+                block = getattr(node, name, None)
+                if isinstance(block, list):
+                    for i, stmt in enumerate(block):
+                        kind = {ast.If: MyIf, ast.Return: MyReturn}.get(type(stmt))
+                        if kind is not None:
+                            block[i] = kind(**{f: getattr(stmt, f) for f in (*stmt._fields, *stmt._attributes)})
+        return tree
+
+    plain = FactsExtractor(profile).extract(ast.parse(source), source, FileFacts(path="t.py"))
+    built = FactsExtractor(profile).extract(rebuilt(ast.parse(source)), source, FileFacts(path="t.py"))
+    assert built.to_row() == plain.to_row()
+    assert [(r.line, r.kind, r.guards) for r in built.handlers[0].returns] == [(4, "call", ["x"]), (7, "dict", [])]

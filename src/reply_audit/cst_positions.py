@@ -136,8 +136,9 @@ def reprinted(old: libcst.Module, text: str, pieces: Pieces | None, new: libcst.
     """NEW's text, as `new.code` prints it, when NEW is OLD rewritten (OLD's text TEXT, its statements at
     PIECES) with the same settings: each top-level statement of OLD that NEW still holds is copied from TEXT;
     the others, the header and the footer (a few comment lines) are printed. None when NEW's settings differ,
-    or the module drops its last newline after printing: print it whole."""
-    if pieces is None or not old.body or not (old.has_trailing_newline and new.has_trailing_newline):
+    or the module drops its last newline after printing: print it whole (`printed` gives no PIECES for OLD
+    then)."""
+    if pieces is None or not old.body or not new.has_trailing_newline:
         return None
     if (new.default_indent, new.default_newline, new.encoding) != (old.default_indent, old.default_newline,
                                                                    old.encoding):

@@ -86,17 +86,18 @@ def _frozen(sets: tuple[set[str], set[str]]) -> tuple[frozenset[str], frozenset[
     return frozenset(sets[0]), frozenset(sets[1])
 
 
-# What `_stmt` does with each kind of statement; a class the parser does not make (a subclass) is tested in order.
+# The method `_stmt` hands each kind of statement to; a class the parser does not make (a subclass) is tested in
+# this order, and any other statement's expressions are read by `_other`.
 _STATEMENT_KINDS: tuple[tuple[type | tuple[type, ...], str], ...] = (
-    (FUNCTIONS, "function"), (ast.ClassDef, "class"), ((ast.Assign, ast.AnnAssign), "assign"),
-    (ast.Return, "return"), (ast.If, "if"), ((ast.Try, ast.TryStar), "try"), ((ast.Import, ast.ImportFrom), "import"),
-    ((ast.For, ast.AsyncFor), "for"), (ast.While, "while"), ((ast.With, ast.AsyncWith), "with"),
-    (ast.Match, "match"), (ast.Assert, "assert"),
+    (FUNCTIONS, "_function"), (ast.ClassDef, "_class"), ((ast.Assign, ast.AnnAssign), "_assign"),
+    (ast.Return, "_return"), (ast.If, "_if"), ((ast.Try, ast.TryStar), "_try"),
+    ((ast.Import, ast.ImportFrom), "_import"), ((ast.For, ast.AsyncFor), "_for"), (ast.While, "_while"),
+    ((ast.With, ast.AsyncWith), "_with"), (ast.Match, "_match"), (ast.Assert, "_assert"),
 )
 _STATEMENTS: dict[type, str] = {kind: name for types, name in _STATEMENT_KINDS
                                 for kind in (types if isinstance(types, tuple) else (types,))}
-_STATEMENTS.update({kind: "other" for kind in (ast.Expr, ast.AugAssign, ast.Raise, ast.Delete, ast.Pass,
-                                               ast.Break, ast.Continue, ast.Global, ast.Nonlocal)})
+_STATEMENTS.update(dict.fromkeys((ast.Expr, ast.AugAssign, ast.Raise, ast.Delete, ast.Pass, ast.Break, ast.Continue,
+                                  ast.Global, ast.Nonlocal), "_other"))
 
 
 class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
@@ -394,55 +395,43 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             self._stmt(stmt, ctx)
 
     def _stmt(self, stmt: ast.stmt, ctx: _Ctx) -> None:
-        kind = _STATEMENTS.get(type(stmt))   # by the exact class: one look-up, not a dozen isinstance tests
-        if kind is None:
-            kind = next((k for types, k in _STATEMENT_KINDS if isinstance(stmt, types)), "other")
-        if kind == "function":
-            self._function(cast("ast.FunctionDef | ast.AsyncFunctionDef", stmt), ctx)
-        elif kind == "class":
-            self._class(cast(ast.ClassDef, stmt), ctx)
-        elif kind == "assign":
-            self._assign(cast("ast.Assign | ast.AnnAssign", stmt), ctx)
-        elif kind == "return":
-            self._return(cast(ast.Return, stmt), ctx)
-        elif kind == "if":
-            self._if(cast(ast.If, stmt), ctx)
-        elif kind == "try":
-            self._try(cast("ast.Try | ast.TryStar", stmt), ctx)
-        elif kind == "import":
-            self._import(cast("ast.Import | ast.ImportFrom", stmt), ctx)
-        elif kind == "for":
-            loop = cast("ast.For | ast.AsyncFor", stmt)
-            self._expr(loop.target, ctx)
-            self._expr(loop.iter, ctx)
-            self._block(loop.body, ctx)
-            self._block(loop.orelse, ctx)
-        elif kind == "while":
-            test = cast(ast.While, stmt)
-            self._expr(test.test, ctx, condition=True)
-            self._block(test.body, ctx)
-            self._block(test.orelse, ctx)
-        elif kind == "with":
-            block = cast("ast.With | ast.AsyncWith", stmt)
-            for item in block.items:
-                self._expr(item.context_expr, ctx)
-            self._block(block.body, ctx)
-        elif kind == "match":
-            match = cast(ast.Match, stmt)
-            self._expr(match.subject, ctx, condition=True)
-            for case in match.cases:
-                if case.guard is not None:
-                    self._expr(case.guard, ctx, condition=True)
-                self._block(case.body, ctx)
-        elif kind == "assert":
-            check = cast(ast.Assert, stmt)
-            self._expr(check.test, ctx, condition=True)
-            if check.msg is not None:
-                self._expr(check.msg, ctx)
-        else:
-            for child in children(stmt):
-                if isinstance(child, ast.expr):
-                    self._expr(child, ctx)
+        name = _STATEMENTS.get(type(stmt))   # by the exact class: one look-up, not a dozen isinstance tests
+        if name is None:
+            name = next((n for types, n in _STATEMENT_KINDS if isinstance(stmt, types)), "_other")
+        getattr(self, name)(stmt, ctx)
+
+    def _for(self, stmt: ast.For | ast.AsyncFor, ctx: _Ctx) -> None:
+        self._expr(stmt.target, ctx)
+        self._expr(stmt.iter, ctx)
+        self._block(stmt.body, ctx)
+        self._block(stmt.orelse, ctx)
+
+    def _while(self, stmt: ast.While, ctx: _Ctx) -> None:
+        self._expr(stmt.test, ctx, condition=True)
+        self._block(stmt.body, ctx)
+        self._block(stmt.orelse, ctx)
+
+    def _with(self, stmt: ast.With | ast.AsyncWith, ctx: _Ctx) -> None:
+        for item in stmt.items:
+            self._expr(item.context_expr, ctx)
+        self._block(stmt.body, ctx)
+
+    def _match(self, stmt: ast.Match, ctx: _Ctx) -> None:
+        self._expr(stmt.subject, ctx, condition=True)
+        for case in stmt.cases:
+            if case.guard is not None:
+                self._expr(case.guard, ctx, condition=True)
+            self._block(case.body, ctx)
+
+    def _assert(self, stmt: ast.Assert, ctx: _Ctx) -> None:
+        self._expr(stmt.test, ctx, condition=True)
+        if stmt.msg is not None:
+            self._expr(stmt.msg, ctx)
+
+    def _other(self, stmt: ast.stmt, ctx: _Ctx) -> None:
+        for child in children(stmt):
+            if isinstance(child, ast.expr):
+                self._expr(child, ctx)
 
     def _if(self, stmt: ast.If, ctx: _Ctx) -> None:
         self._expr(stmt.test, ctx, condition=True)

@@ -404,18 +404,19 @@ def _decoder(tp: Any) -> Callable[[Any], Any]:
 
 
 def _dataclass_decoder(tp: type) -> Callable[[Any], Any]:
-    width: list[int] = []                                  # the number of fields, once resolved
+    width = -1                                             # the number of fields, once resolved
     rebuilt: list[tuple[int, Callable[[Any], Any]]] = []   # (position, decoder) of each field JSON changes
 
     def decode(value: Any) -> Any:
+        nonlocal width
         if value is None:
             return None
-        if not width:   # resolved on first use, so a type may contain itself
+        if width < 0:   # resolved on first use, so a type may contain itself
             plan = _plan(tp)
             rebuilt.extend((i, _decoder(ftype)) for i, (_, ftype) in enumerate(plan) if not _plain(ftype))
-            width.append(len(plan))
-        if type(value) is not list or len(value) != width[0]:
-            raise ValueError(f"a {tp.__name__} row has {width[0]} fields")
+            width = len(plan)
+        if type(value) is not list or len(value) != width:
+            raise ValueError(f"a {tp.__name__} row has {width} fields")
         if rebuilt:
             value = value.copy()   # the caller's row is left as it was
             for i, part in rebuilt:
