@@ -43,8 +43,8 @@ def test_libcst_fallback_keeps_the_statements_this_python_understands(profile):
         ("WA-RES-I-001", 1), ("MCP-SYS-E-001", 4)]
 
 
-# A literal's value is this Python's only objection (a Windows path in a plain string): the tokenizer splits the file
-LITERAL_ERRORS = {
+# Files this Python rejects where libcst's parser splits them too: the tokenizer's split must be the same
+SPLIT_BY_BOTH = {
     "bom": b'\xef\xbb\xbfA = "WA-RES-I-001"\nB = "C:\\Users\\x"\nC = 1\n',
     "crlf class": b'A = 1\r\nclass K:\r\n    x = "C:\\Users"\r\n    def f(self):\r\n        return 1\r\n',
     "coding": b'# -*- coding: latin-1 -*-\nA = "\xe9"\nB = "\\N{nope}"\n',
@@ -57,14 +57,19 @@ LITERAL_ERRORS = {
     "comments": b'class K:\n    def f(self):\n        return "\\U"\n        # trailing\n    # between\n'
                 b'    def g(self):\n        return 1\n',
     "multi-line": b'X = {\n    "a": "C:\\Users",\n}\nclass K:\n    """Doc: C:\\Users."""\n    y = (1,\n         2)\n',
+    "a form feed": b'class A:\n    a = 1\n\x0c    def m(self):\n        x = "\\N"\nz = 1\n',
+    "CR CR LF endings": b'import os\r\r\nx = 1\r\r\ny = "\\N"\r\r\ndef f(): return 1\r\r\nz = 2\r\r\n',
+    # syntax newer than 3.11's grammar, tokenized alike by every Python since 3.0
+    "a type alias": b'import x\ntype Ids = list[int]\nclass K:\n    type T = int\n    def f(self):\n        return 1\n',
+    "type parameters": b'def first[T](xs: list[T]) -> T:\n    return xs[0]\nclass Box[T]:\n    pass\nY = 2\n',
 }
 
 
-@pytest.mark.parametrize("source", LITERAL_ERRORS.values(), ids=list(LITERAL_ERRORS))
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 reads the type statements")
+@pytest.mark.parametrize("source", SPLIT_BY_BOTH.values(), ids=list(SPLIT_BY_BOTH))
 def test_the_tokenizer_splits_a_file_exactly_as_libcst_does(source):
-    """Where only a literal's value is wrong, Python's tokenizer splits the file (libcst costs a third of a
-    second to import): the statements kept and lost, and every line reported, are the ones libcst's parser
-    gives."""
+    """Python's tokenizer splits a file the way libcst's parser does wherever libcst reads it (and libcst costs
+    a third of a second to import): the statements kept and lost, and every line reported."""
     import ast
 
     from reply_audit import parsing
@@ -74,9 +79,10 @@ def test_the_tokenizer_splits_a_file_exactly_as_libcst_does(source):
         raise AssertionError("the case must be one this Python rejects")
     except SyntaxError as exc:
         problem = parsing._problem(exc)
-    assert problem.message.startswith(parsing.LITERAL_ERRORS)
     text = parsing._decoded(source)
-    by_tokens = parsing._recover(text, parsing._token_units(text), "m.py", problem)
+    split = parsing._token_split(text)
+    assert not split.newer
+    by_tokens = parsing._recover(text, split.units, "m.py", problem)
     libcst_text, libcst_units = parsing._libcst_units(source)
     by_libcst = parsing._recover(libcst_text, libcst_units, "m.py", problem)
     assert by_tokens.parser == "fallback" and by_tokens.skipped
@@ -84,23 +90,23 @@ def test_the_tokenizer_splits_a_file_exactly_as_libcst_does(source):
 
 
 # Where the tokenizer cannot be trusted to split as Python reads: lone CRs (Python ends a line there, the
-# tokenizer's reader does not), a form feed before an indented line, and a literal error before a grammar error
-NOT_FOR_THE_TOKENIZER = {
+# tokenizer's reader does not), and f-strings an older tokenizer ends early (3.12 nests quotes in them)
+FOR_LIBCST = {
     "CR endings": b'@d("\\N")\rdef f():\r    return 1\rz = 2\r',
     "a lone CR after a comment": b'# h\ra = 1\nb = f(\n"\\N")\nc = 3\n',
-    "CR CR LF endings": b'import os\r\r\nx = 1\r\r\ny = "\\N"\r\r\ndef f(): return 1\r\r\nz = 2\r\r\n',
     "a CR in a string": b"s = '''a\rb'''\nx = \"\\N\"\nz = 1\n",
-    "a form feed": b'class A:\n    a = 1\n\x0c    def m(self):\n        x = "\\N"\nz = 1\n',
-    "Python 2 after a literal error": b'a = "\\N"\nprint "hi"\nb = 1\n',
-    "a grammar error after a literal error": b'a = "\\N"\nif x:\nb = 1\n',
+    "nested quotes": b'a = 1\nb = f"{d["k"]}"\nc = 3\n',
+    "a multi-line f-string": b'a = 1\nb = f"{\n  a}"\nc = 3\n',
+    "a template string": b'a = 1\nb = t"{d["("]}"\nc = 3\n',
 }
 
 
-@pytest.mark.parametrize("source", [*LITERAL_ERRORS.values(), *NOT_FOR_THE_TOKENIZER.values()],
-                         ids=[*LITERAL_ERRORS, *NOT_FOR_THE_TOKENIZER])
-def test_a_file_is_read_as_the_libcst_split_reads_it(source, monkeypatch):
-    """Whichever split reads a file, the result is the one libcst's split gives: the tree, the parser and each
-    loss, at its line."""
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12 reads these f-strings")
+@pytest.mark.parametrize("source", [*SPLIT_BY_BOTH.values(), *FOR_LIBCST.values()],
+                         ids=[*SPLIT_BY_BOTH, *FOR_LIBCST])
+def test_a_file_libcst_reads_is_read_as_the_libcst_split_reads_it(source, monkeypatch):
+    """Whichever split reads a file libcst's parser accepts, the result is the one libcst's split gives: the
+    tree, the parser and each loss, at its line."""
     import ast
 
     from reply_audit import parsing
@@ -109,19 +115,58 @@ def test_a_file_is_read_as_the_libcst_split_reads_it(source, monkeypatch):
         return (parsed.parser, parsed.skipped, parsed.problem, ast.dump(parsed.tree) if parsed.tree else None)
 
     chosen = shown(parsing.parse_source(source, "m.py"))
-    monkeypatch.setattr(parsing, "_token_units", lambda text: None)
+    monkeypatch.setattr(parsing, "_token_split", lambda text: parsing._Split(units=None, newer=True))
     assert chosen == shown(parsing.parse_source(source, "m.py"))
+    assert chosen[0] == "fallback"
 
 
-def test_a_literal_error_is_read_in_part_without_libcst(tmp_path):
+@pytest.mark.parametrize("source,newer", [
+    (b'x = f"{d["k"]}"\n', True),          # 3.12 nests the quote; 3.11 ends the string at it
+    (b"x = f'{a['b']}'\n", True),
+    (b'x = t"{d["k"]}"\n', True),          # a prefix 3.11 does not know is a name before a string
+    (b'x = f"{\n  a}"\n', True),           # a quote that opens no string: 3.12 lets the braces span lines
+    (b'x = f"{a:{b}}" + "{" + f"{{"\n', False),   # paired braces, a plain string, a doubled brace
+    (b'x = $a\n', False),                  # a character no Python has a token for
+    (b'x = `a`\n', False),
+])
+def test_a_token_that_may_be_newer_syntax_is_left_to_libcst(source, newer):
+    from reply_audit import parsing
+
+    if sys.version_info >= (3, 12) and b"f" in source:
+        pytest.skip("3.12's tokenizer reads these f-strings")
+    assert parsing._token_split(source.decode()).newer is newer
+
+
+# A real syntax error, which no grammar reads (libcst's parser refuses these files whole): Python's tokenizer
+# splits the file, the statements Python accepts are read and each one lost is listed with its lines
+REAL_ERRORS = {
+    "Python 2 after a literal error": (b'a = "\\N"\nprint "hi"\nb = 1\n', "fallback", [
+        (1, "line 1 (a statement) not read, this Python rejects line 1: (unicode error) 'unicodeescape' codec "
+            "can't decode bytes in position 0-1: malformed \\N character escape"),
+        (2, "line 2 (a statement) not read, this Python rejects line 2: Missing parentheses in call to 'print'. "
+            "Did you mean print(...)?")]),
+    "an operator without an operand": (b'import os\n\ndef area(w, h):\n    return w * * h\n\n'
+                                       b'def name():\n    return "WA-RES-I-001"\n', "fallback", [
+        (4, "lines 3-4 (function area) not read, this Python rejects line 4: invalid syntax")]),
+    "a method with an error": (b'class K:\n    def a(self):\n        return 1 +\n    def b(self):\n'
+                               b'        return 2\n', "fallback", [
+        (3, "lines 2-3 (K.a) not read, this Python rejects line 3: invalid syntax")]),
+    "prose saved as .py": (b"# Title\n\nSome *markdown* saved as .py\n", "none", []),   # nothing kept
+    "an unclosed bracket": (b"x = 1\ny = (1,\nz = 2\n", "none", []),   # no tokenizer reads past it
+    "a stray backslash": (b'x = r( a\\n b\nz = 2\n', "none", []),
+}
+
+
+@pytest.mark.parametrize("source,parser,skipped", REAL_ERRORS.values(), ids=list(REAL_ERRORS))
+def test_a_real_syntax_error_loses_only_its_statements_without_libcst(source, parser, skipped, tmp_path):
     import subprocess
 
-    (tmp_path / "m.py").write_bytes(LITERAL_ERRORS["decorators"])
+    (tmp_path / "m.py").write_bytes(source)
     code = ("import sys; from reply_audit.parsing import parse_source; "
             f"p = parse_source(open({str(tmp_path / 'm.py')!r}, 'rb').read()); "
-            "print(p.parser, [s.message[:24] for s in p.skipped], 'libcst' in sys.modules)")
+            "print(repr((p.parser, [(s.line, s.message) for s in p.skipped], 'libcst' in sys.modules)))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "fallback ['lines 5-7 (K.a) not read'] False"
+    assert out.strip() == repr((parser, skipped, False))
 
 
 def test_one_unparseable_file_never_stops_a_scan(tmp_path):

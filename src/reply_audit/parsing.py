@@ -3,14 +3,17 @@
 `parse_source` returns an `ast.Module` or a `ParseProblem` (line, column and a
 one-line reason). When `ast` rejects a file, the fallback splits it into its
 top-level statements, and a class into its members (method, nested class,
-statement): by Python's own tokenizer when the grammar accepted the file and
-only a literal's value is wrong (an invalid `\\U` escape in a Windows path),
-else by libcst's parser, which knows syntax newer than the running Python
-(and costs about a third of a second to import). Each unit
-is tried with `ast` on its own; only the units rejected are lost: their lines
-are blanked (a `pass` keeps a class body), so every other line keeps its
-number, and each loss is listed with the lines lost and the real line of the
-syntax error.
+statement), by Python's own tokenizer; by libcst's parser only where a token
+may be syntax newer than the running Python's (an f-string whose braces do
+not pair, a character the tokenizer has no token for), since libcst knows
+that syntax and costs about a third of a second to import. Where the
+tokenizer fails on tokens of this Python's (an unclosed bracket or string),
+no grammar reads the file and nothing is recovered. Each unit is tried with
+`ast` on its own; only the units rejected are lost: their lines are blanked
+(a `pass` keeps a class body), so every other line keeps its number, and
+each loss is listed with the lines lost and the real line of the syntax
+error. A file none of whose statements is kept is unparseable, not partly
+read.
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import field
-from typing import Any, cast
+from token import ERRORTOKEN as _ERRORTOKEN
+from token import NAME as _NAME
+from token import STRING as _STRING
+from typing import Any
 
 from .facts.model import ParseProblem
 from .record_class import record
@@ -86,22 +92,24 @@ class _Unit:
 
 
 def _read_in_part(source: bytes, path: str, problem: ParseProblem) -> Parsed:
-    """Read what this Python can of a module it rejects: split it into statements (by Python's own tokenizer when
-    only a literal's value is wrong, else by libcst's parser), then keep each statement `ast` accepts."""
+    """Read what this Python can of a module it rejects: split it into statements (by Python's own tokenizer,
+    else by libcst's parser where the tokens may be newer syntax), then keep each statement `ast` accepts."""
     if b"\x00" in source:
         return Parsed(tree=None, parser="none", problem=ParseProblem(1, 0, "file contains NUL bytes"))
-    text = _decoded(source) if problem.message.startswith(LITERAL_ERRORS) else None
+    text = _decoded(source)
     if text is not None and "\r" in text.replace("\r\n", ""):
         text = None   # a lone CR ends a line for Python but not for the tokenizer's reader: libcst splits it
-    if text is not None and (units := _token_units(text)) is not None:
-        recovered = _recover(text, units, path, problem, only=LITERAL_ERRORS)
-        if recovered is not None and recovered.tree is not None:
-            return recovered
+    if text is not None:
+        split = _token_split(text)
+        if not split.newer:
+            if split.units is None:   # no Python's tokenizer reads it (an unclosed bracket or string): nor libcst
+                return Parsed(tree=None, parser="none", problem=problem)
+            return _recover(text, split.units, path, problem)
     found = _libcst_units(source)
     if found is None:
         return Parsed(tree=None, parser="none", problem=problem)
     libcst_text, libcst_units = found
-    return cast(Parsed, _recover(libcst_text, libcst_units, path, problem))
+    return _recover(libcst_text, libcst_units, path, problem)
 
 
 def _decoded(source: bytes) -> str | None:
@@ -116,26 +124,68 @@ def _decoded(source: bytes) -> str | None:
         return None
 
 
-# Errors in a literal's value, found after the grammar accepted the file: its tokens and statements are sound, so
-# the tokenizer splits it as libcst would. Any other error (a statement this Python's grammar rejects, which may be
-# newer syntax) is left to libcst's grammar.
-LITERAL_ERRORS = ("(unicode error)", "(value error)")
 _CONTINUES = frozenset({"else", "elif", "except", "finally"})   # a clause of the compound statement before it
 
 
-def _token_units(text: str) -> list[_Unit] | None:
-    """The top-level statements of TEXT found with Python's tokenizer, each class's own statements inside it;
-    None when the tokenizer fails (syntax newer than this Python's, or no module at all)."""
+@record
+class _Split:
+    """The top-level statements Python's tokenizer finds (None when it fails), and whether a token may be syntax
+    newer than this Python's: then only a newer grammar (libcst's) can say where the statements end."""
+
+    units: list[_Unit] | None
+    newer: bool
+
+
+def _maybe_newer(tok: Any, before: Any) -> bool:
+    """May TOK be this Python's misreading of newer syntax? An f-string (or a string with an unknown prefix,
+    `t"..."`) whose braces do not pair: Python 3.12 reads `f"{d["k"]}"` as one string, older tokenizers end it
+    at the inner quote, and what follows may move every statement's end. Or a quote that opens no string: 3.12
+    lets an f-string's braces span lines. (A stray `$` or backslash is an error in every Python.)"""
+    if tok.type == _ERRORTOKEN:
+        return bool(tok.string in ("'", '"'))
+    if tok.type != _STRING:
+        return False
+    prefix = tok.string[:len(tok.string) - len(tok.string.lstrip("bBrRuUfF"))]
+    unknown_prefix = before is not None and before.type == _NAME and before.end == tok.start
+    if "f" not in prefix.lower() and not unknown_prefix:
+        return False
+    return not _braces_pair(str(tok.string))
+
+
+def _braces_pair(text: str) -> bool:
+    """Does every `{` of an f-string's TEXT close? (Outside a replacement field `{{` and `}}` are characters;
+    inside one, `f"{a:{b}}"`, every brace counts.)"""
+    depth, i = 0, 0
+    while i < len(text):
+        char = text[i]
+        if char in "{}" and depth == 0 and text[i + 1:i + 2] == char:
+            i += 2
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            if depth == 0:
+                return False
+            depth -= 1
+        i += 1
+    return depth == 0
+
+
+def _token_split(text: str) -> _Split:
+    """The top-level statements of TEXT found with Python's tokenizer, each class's own statements inside it."""
     import io
     import tokenize
 
     starts: list[tuple[int, int, int]] = []    # (token index, line, indentation level) of each logical line
     ends: list[tuple[int, int]] = []           # (token index, line) of each logical line's NEWLINE
-    level, at_start = 0, True
+    level, at_start, newer = 0, True, False
+    tokens: list[Any] = []
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            newer = newer or _maybe_newer(tok, tokens[-1] if tokens else None)
+            tokens.append(tok)
     except (tokenize.TokenError, SyntaxError):
-        return None
+        return _Split(units=None, newer=newer)
     for i, tok in enumerate(tokens):
         kind = tok.type
         if kind == tokenize.INDENT:
@@ -170,13 +220,14 @@ def _token_units(text: str) -> list[_Unit] | None:
             unit = _Unit(first=starts[head][1], last=last_line(starts[head][0], end_token))
             kind, name = _defines(tokens, [s[0] for s in starts[head:k] if s[2] == depth])
             unit.kind, unit.name = kind, name
-            body = max(j for j in range(head, k) if starts[j][2] == depth) + 1   # after the decorators and header
+            # after the decorators and header (a file may open indented: then no line is at DEPTH)
+            body = max((j for j in range(head, k) if starts[j][2] == depth), default=head) + 1
             if kind == "class" and any(s[2] == depth + 1 for s in starts[body:k]):
                 unit.members = units(body, k, depth + 1)
             out.append(unit)
         return out
 
-    return units(0, len(starts), 0)
+    return _Split(units=units(0, len(starts), 0), newer=newer)
 
 
 def _decorates(tokens: list[Any], starts: list[tuple[int, int, int]], head: int, k: int) -> bool:
@@ -233,14 +284,11 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")   # a line as Python co
 _LINE_NUMBER = re.compile(r"(\(detected at line |\bon line )(\d+)")
 
 
-def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem,
-             only: tuple[str, ...] | None = None) -> Parsed | None:
+def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem) -> Parsed:
     """TEXT with every unit this Python rejects blanked (a class loses only the members it rejects, when that
-    is enough), parsed; each loss is listed with the lines lost and the real line of the error. ONLY: the
-    errors a unit may be lost for (None when another one is met: the split is not trusted with it)."""
+    is enough), parsed; each loss is listed with the lines lost and the real line of the error."""
     lines = _LINE.findall(text)
     skipped: list[ParseProblem] = []
-    errors: list[SyntaxError] = []
 
     def rejects(first: int, last: int, in_class: bool = False) -> SyntaxError | None:
         """The error this Python gives for lines FIRST..LAST alone (inside a class when IN_CLASS), or None."""
@@ -252,11 +300,9 @@ def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem,
             exc.lineno = (exc.lineno or 1) + offset
             if exc.msg:   # "(detected at line 44)", "after 'if' statement on line 43" count from the chunk too
                 exc.msg = _LINE_NUMBER.sub(lambda m: f"{m.group(1)}{int(m.group(2)) + offset}", exc.msg)
-            errors.append(exc)
             return exc
         except (ValueError, RecursionError, MemoryError) as exc:
-            errors.append(SyntaxError(_problem(exc).message, (path, first, 1, "")))
-            return errors[-1]
+            return SyntaxError(_problem(exc).message, (path, first, 1, ""))
         return None
 
     def lose(first: int, last: int, what: str, exc: SyntaxError, indent: str = "") -> None:
@@ -270,9 +316,11 @@ def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem,
         skipped.append(ParseProblem(line=inner.line, col=inner.col, message=_one_line(
             f"{where} ({what}) not read, this Python rejects line {inner.line}: {inner.message}")))
 
+    kept = False
     for unit in units:
         error = rejects(unit.first, unit.last)
         if error is None:
+            kept = True
             continue
         before = len(skipped)
         for member in unit.members:   # a class: lose only the members this Python rejects
@@ -284,11 +332,12 @@ def _recover(text: str, units: list[_Unit], path: str, problem: ParseProblem,
                      f"{unit.name}.{member.name}" if member.name else f"a statement of class {unit.name or '?'}",
                      m_error, indent or "    ")
         if unit.members and rejects(unit.first, unit.last) is None:
+            kept = True
             continue
         del skipped[before:]     # the class is lost whole: one entry says so
         lose(unit.first, unit.last, f"{unit.kind} {unit.name}" if unit.name else "a statement", error)
-    if only is not None and not all(_problem(exc).message.startswith(only) for exc in errors):
-        return None
+    if not kept:   # nothing read (prose saved as .py, a fragment): the file is unparseable, not partly read
+        return Parsed(tree=None, parser="none", problem=problem)
     try:
         tree = ast.parse("".join(lines), filename=path)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
