@@ -477,12 +477,12 @@ def test_one_extractor_keeps_nothing_of_the_files_before():
 
     profile = load_profile("canonical")
     extractor = FactsExtractor(profile)
-    source = (b"def tool(rb, path):\n    p = path.strip()\n    try:\n        open(p)\n    except OSError:\n"
-              b"        return rb.invalid('WA-RES-I-001')\n")
+    source = (b"@mcp.tool()\ndef tool(rb, path):\n    p = path.strip()\n    try:\n        open(p)\n"
+              b"    except OSError:\n        return rb.invalid('WA-RES-I-001')\n")
     facts_for_source(source, "a.py", profile, extractor)
-    # the try block reads a local passed on from a parameter: the function's locals were traced
+    # the try block of a handler reads a local passed on from a parameter: the function's locals were traced
     assert [f.qualname for f, _ in extractor._derived_cache.values()] == ["tool"]
-    facts_for_source(source.replace(b"tool", b"other"), "b.py", profile, extractor)
+    facts_for_source(source.replace(b"def tool", b"def other"), "b.py", profile, extractor)
     assert [f.qualname for f, _ in extractor._derived_cache.values()] == ["other"]
 
 

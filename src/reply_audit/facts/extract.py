@@ -442,13 +442,16 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
 
     def _try(self, stmt: ast.Try | ast.TryStar, ctx: _Ctx) -> None:
         self._block(stmt.body, ctx)
+        # how the try block reads the parameters: only a handler's own returns in its excepts say it
+        in_handler = ctx.function is not None and ctx.function.handler is not None
+        try_reads = self._reads(list(stmt.body), ctx) if in_handler and stmt.handlers else ""
+        try_fixed_keys = in_handler and bool(stmt.handlers) and _reads_fixed_keys(stmt.body)
         for handler in stmt.handlers:
             if handler.type is not None:
                 self._expr(handler.type, ctx)
             self._block(handler.body, ctx.but(except_kind=_except_kind(handler), except_line=handler.lineno,
                                               except_types=_except_types(handler),
-                                              try_reads=self._reads(list(stmt.body), ctx),
-                                              try_fixed_keys=_reads_fixed_keys(stmt.body)))
+                                              try_reads=try_reads, try_fixed_keys=try_fixed_keys))
         self._block(stmt.orelse, ctx)
         self._block(stmt.finalbody, ctx)
 
