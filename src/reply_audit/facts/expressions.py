@@ -97,11 +97,16 @@ def _module_names(body: list[ast.stmt]) -> tuple[set[str], dict[str, str]]:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
                 names.update(n.id for n in walk(target) if isinstance(n, ast.Name))
-        for block in ("finalbody", "orelse", "body"):
-            stack.extend(reversed(getattr(stmt, block, []) or []))
-        for handler in reversed(getattr(stmt, "handlers", []) or []):
-            stack.extend(reversed(handler.body))
+        if isinstance(stmt, _BLOCKS):
+            for block in ("finalbody", "orelse", "body"):
+                stack.extend(reversed(getattr(stmt, block, []) or []))
+            for handler in reversed(getattr(stmt, "handlers", []) or []):
+                stack.extend(reversed(handler.body))
     return names, aliases
+
+
+# the statements whose blocks run in the scope around them (a match's cases are not read)
+_BLOCKS = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.TryStar)
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -108,6 +108,9 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         own text decides (its local names, the locals passed on from its parameters) is worked out once per
         text and kept across files (`_by_text`)."""
         self.profile = profile
+        # each kind of statement's method, bound once (a block looks one up per statement)
+        self._handlers: dict[type, Callable[[Any, _Ctx], None]] = {
+            kind: getattr(self, name) for kind, name in _STATEMENTS.items()}
         self._texts: dict[tuple[str, bytes], Any] | None = {} if across_versions else None
         self.registries = RegistryReader(profile)
         self.builders = BuilderReader(profile)
@@ -384,6 +387,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
     # ------------------------------------------------------------- statements
     def _block(self, body: list[ast.stmt], ctx: _Ctx) -> None:
         last = len(body) - 1
+        handlers = self._handlers
         for i, stmt in enumerate(body):
             if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
                 # a call whose value is dropped: `rb.denied(...)` as a statement
@@ -392,10 +396,14 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                     and type(stmt.targets[0]) is ast.Name and ctx.function is not None:
                 # `err = error_response(...)`: unused if err is never read (asked only of a reply call)
                 self._assigned = (id(stmt.value), stmt.targets[0].id, ctx.function)
-            self._stmt(stmt, ctx)
+            handler = handlers.get(type(stmt))   # by the exact class: one look-up, not a dozen isinstance tests
+            if handler is None:
+                self._stmt(stmt, ctx)
+            else:
+                handler(stmt, ctx)
 
     def _stmt(self, stmt: ast.stmt, ctx: _Ctx) -> None:
-        name = _STATEMENTS.get(type(stmt))   # by the exact class: one look-up, not a dozen isinstance tests
+        name = _STATEMENTS.get(type(stmt))
         if name is None:
             name = next((n for types, n in _STATEMENT_KINDS if isinstance(stmt, types)), "_other")
         getattr(self, name)(stmt, ctx)
@@ -436,6 +444,12 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
     def _if(self, stmt: ast.If, ctx: _Ctx) -> None:
         self._expr(stmt.test, ctx, condition=True)
         guarded = dotted_name(stmt.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+        fn = ctx.function
+        if (fn is None or fn.handler is None) and not self._is_hot(stmt):
+            # the guards are read by the calls a probe found and by a handler's returns: neither is in here
+            self._block(stmt.body, ctx.but(type_checking=True) if guarded and not ctx.type_checking else ctx)
+            self._block(stmt.orelse, ctx)
+            return
         self._block(stmt.body, ctx.but(type_checking=ctx.type_checking or guarded,
                                        guards=(*ctx.guards, (stmt.test, False))))
         self._block(stmt.orelse, ctx.but(guards=(*ctx.guards, (stmt.test, True))))

@@ -14,7 +14,10 @@ from .walking import children
 
 
 class BindingReader(Protocol):
-    """What a function scope asks the extractor: what each variable of a body was bound from."""
+    """What a function scope asks the extractor: what each variable of a body was bound from, and the bytes of
+    the file being read."""
+
+    source: bytes
 
     def _bindings(self, body: list[ast.stmt], args: ast.arguments | None) -> dict[str, tuple[str, str, int]]: ...
 
@@ -35,6 +38,8 @@ class _Function:
     @property
     def is_generator(self) -> bool:
         """Does the function yield (in its own scope)? Computed on first use."""
+        if self._generator is None and b"yield" not in self.extractor.source:
+            self._generator = False   # (no file yields without the word)
         if self._generator is None:
             stack: list[ast.AST] = list(self.body)
             found = False
