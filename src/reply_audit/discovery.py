@@ -129,7 +129,7 @@ def discover(root: Path, include: list[str], exclude: list[str],
     stack = [""]
     while stack:
         rel_dir = stack.pop()
-        directory = root / rel_dir if rel_dir else root
+        directory = os.path.join(root, rel_dir) if rel_dir else root
         try:
             with os.scandir(directory) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -180,9 +180,11 @@ Source = tuple[str, "bytes | OSError"]   # a file's relative path and its bytes,
 def read_sources(root: Path, rels: list[str]) -> list[Source]:
     """The bytes of each of RELS below ROOT, in their order; a file that cannot be read carries the error."""
     out: list[Source] = []
+    base = os.fspath(root)
     for rel in rels:
         try:
-            out.append((rel, (root / rel).read_bytes()))
+            with open(os.path.join(base, rel), "rb") as file:   # (a `Path` per file costs a third of the read)
+                out.append((rel, file.read()))
         except OSError as exc:
             out.append((rel, exc))
     return out

@@ -150,9 +150,14 @@ def one_based(value: Any) -> Any:
                 out[key] = item + 1
             elif key == "value_span" and isinstance(item, (list, tuple)) and len(item) == 4:
                 out[key] = [item[0], item[1] + 1, item[2], item[3] + 1]
-            else:
+            elif isinstance(item, _CONTAINERS):
                 out[key] = one_based(item)
+            else:   # (a value that holds nothing is itself: no call for each of a report's 200,000)
+                out[key] = item
         return out
     if isinstance(value, (list, tuple)):
-        return [one_based(item) for item in value]
+        return [one_based(item) if isinstance(item, _CONTAINERS) else item for item in value]
     return value
+
+
+_CONTAINERS = (dict, list, tuple)
