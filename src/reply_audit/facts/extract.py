@@ -437,6 +437,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             self._expr(stmt.msg, ctx)
 
     def _other(self, stmt: ast.stmt, ctx: _Ctx) -> None:
+        if not self._is_hot(stmt):   # (nor is any expression inside it: `_expr` would read none)
+            return
         for child in children(stmt):
             if isinstance(child, ast.expr):
                 self._expr(child, ctx)
@@ -538,7 +540,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         registry, used = self.registries.from_class(node) if not ctx.functions else (None, set())
         if registry is not None:
             self.facts.registries.append(registry)
-        info = _Class(name=node.name, qualname=qualname, self_bindings=self._self_bindings(node),
+        info = _Class(name=node.name, qualname=qualname, read_self_bindings=lambda: self._self_bindings(node),
                       is_builder=builder is not None)
         self._envelope(node)
         inner = _Ctx(ctx.functions, info, None, ctx.type_checking, qualname)

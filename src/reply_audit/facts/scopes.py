@@ -4,6 +4,7 @@ statement (enclosing tests, except clause, TYPE_CHECKING)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import field
 from typing import Any, Protocol
 
@@ -64,8 +65,17 @@ class _Function:
 class _Class:
     name: str
     qualname: str
-    self_bindings: dict[str, tuple[str, int]]  # attr -> (callee, line)
+    read_self_bindings: Callable[[], dict[str, tuple[str, int]]]   # what its methods assign to `self.X`
     is_builder: bool
+    _self_bindings: dict[str, tuple[str, int]] | None = None
+
+    @property
+    def self_bindings(self) -> dict[str, tuple[str, int]]:
+        """attr -> (callee, line) of `self.attr = Callee(...)` in its methods; read on first use (a receiver
+        `self.X` is resolved only in an expression a probe found)."""
+        if self._self_bindings is None:
+            self._self_bindings = self.read_self_bindings()
+        return self._self_bindings
 
 
 @record
