@@ -269,18 +269,18 @@ def test_a_killed_apply_leaves_every_file_old_or_new(tmp_path):
 
 def test_an_unreadable_file_is_reported_and_the_scan_goes_on(tmp_path, monkeypatch):
     """chmod 000 does not stop root (CI runs as root), so the read itself is made to fail."""
+    from reply_audit import discovery
     from reply_audit.cli import app
     from support import CliRunner
 
     write_tree(tmp_path, {"ok.py": 'X = "WA-RES-I-001"\n', "locked.py": "Y = 1\n"})
-    real = Path.read_bytes
 
-    def read_bytes(self):
-        if self.name == "locked.py":
+    def opened(path, *args, **kwargs):   # the tree is read by `open` in discovery
+        if Path(path).name == "locked.py":
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return open(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(discovery, "open", opened, raising=False)
     done = CliRunner().invoke(app, ["scan", str(tmp_path), "-f", "json", "--fail-on", "none", "--no-cache"])
     assert done.exit_code == 0 and done.exception is None
     doc = json.loads(done.stdout)

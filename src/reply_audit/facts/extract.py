@@ -57,6 +57,7 @@ from .expressions import (
     class_like,
     param_reads,
 )
+from .line_probe import LineProbe
 from .model import (
     CallFact,
     CodeLiteral,
@@ -154,12 +155,13 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                                 if p and p != "(?!)") or "(?!)"
         # `.error(` and `error_response(`, probed apart: a pattern opening with `\.` is found by a fast scan for
         # the dot, one opening with an alternative that may be empty is tried at every byte (30 times slower)
-        self._call_probes = [re.compile(rb"\.(?:" + method_alt.encode() + rb")\s*\(")]
+        self._call_probes = [LineProbe(re.compile(rb"\.(?:" + method_alt.encode() + rb")\s*\("))]
         if function_alt != "(?!)":
-            self._call_probes.append(re.compile(rb"\b(?:" + function_alt.encode() + rb")\s*\("))
-        self._message_probe = re.compile(
+            self._call_probes.append(LineProbe(re.compile(rb"\b(?:" + function_alt.encode() + rb")\s*\(")))
+        self._code_probe = LineProbe(profile.code_search_re)
+        self._message_probe = LineProbe(re.compile(
             rb"\.(?:" + ("|".join(re.escape(a) for a in sorted(self.message_attrs)) or "(?!)").encode() + rb")\b"
-        )
+        ))
 
     # ------------------------------------------------------------------ entry
     def extract(self, tree: ast.Module, source: bytes, facts: FileFacts) -> FileFacts:
@@ -170,7 +172,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._coding: bytes | None = None   # read by `_by_text`, across versions only
         self.hot_lines: list[int] = []
         probed = _lf_only(source)
-        self.want_codes = self._probe(self.profile.code_search_re, probed)
+        self.want_codes = self._probe(self._code_probe, probed)
         self.want_calls = any([self._probe(probe, probed) for probe in self._call_probes])   # (each notes lines)
         self.want_messages = self._probe(self._message_probe, probed)
         self.hot_lines.sort()
@@ -286,15 +288,11 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         first = node.body[0]
         return bool(self._line(first.lineno)[:first.col_offset].strip())
 
-    def _probe(self, pattern: re.Pattern[bytes], source: bytes) -> bool:
-        """Note the lines where PATTERN matches; expressions elsewhere need no walk."""
-        line, last, found = 1, 0, False
-        for match in pattern.finditer(source):
-            line += source.count(b"\n", last, match.start())
-            last = match.start()
-            self.hot_lines.append(line)
-            found = True
-        return found
+    def _probe(self, probe: LineProbe, source: bytes) -> bool:
+        """Note the lines where PROBE's pattern matches; expressions elsewhere need no walk."""
+        lines = probe.lines(source)
+        self.hot_lines += lines
+        return bool(lines)
 
     def _is_hot(self, node: ast.AST) -> bool:
         start = getattr(node, "lineno", None)
