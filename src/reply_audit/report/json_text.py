@@ -23,7 +23,12 @@ def as_dict(record: Any) -> dict[str, Any]:
     names = _FIELD_NAMES.get(kind)
     if names is None:
         names = _FIELD_NAMES[kind] = tuple(f.name for f in fields(record))
-    return {name: _copied(getattr(record, name)) for name in names}
+    atoms = _ATOMS
+    out = {}
+    for name in names:
+        value = getattr(record, name)
+        out[name] = value if type(value) in atoms else _copied(value)   # (no call for a plain value)
+    return out
 
 
 def _copied(value: Any) -> Any:
@@ -33,7 +38,7 @@ def _copied(value: Any) -> Any:
     if is_dataclass(value) and not isinstance(value, type):
         return as_dict(value)
     if kind is list:
-        return [_copied(v) for v in value]
+        return [v if type(v) in _ATOMS else _copied(v) for v in value]
     if isinstance(value, tuple) and hasattr(value, "_fields"):   # a named tuple, built field by field
         return kind(*[_copied(v) for v in value])
     if isinstance(value, (list, tuple)):
@@ -91,6 +96,7 @@ def _key(key: Any) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
 
 
+_NAMES: dict[str, str] = {}   # a key's text, with its ": "
 _SCALARS: dict[type, Any] = {str: encode_basestring, int: int.__repr__, float: _float,
                              bool: lambda b: "true" if b else "false", type(None): lambda _: "null"}
 
@@ -108,13 +114,18 @@ def _write(value: Any, newline: str, out: list[str]) -> None:
             out.append("{}")
             return
         opening = "{" + inner
+        names = _NAMES
         for key, item in sorted(value.items()):
-            name = encode_basestring(key) if type(key) is str else _key(key)
+            name = names.get(key) if type(key) is str else None
+            if name is None:
+                name = _key(key) + ": "
+                if type(key) is str and len(names) < 10_000:   # a report repeats a few hundred keys
+                    names[key] = name
             write = scalars.get(type(item))
             if write is not None:   # (the exact types: a subclass, or a container, goes the long way)
-                out.append(opening + name + ": " + write(item))
+                out.append(opening + name + write(item))
             else:
-                out.append(opening + name + ": ")
+                out.append(opening + name)
                 _write(item, inner, out)
             opening = "," + inner
         out.append(newline + "}")
