@@ -31,6 +31,7 @@ from reply_audit.profile import load_profile
     (r"(?i)[A-Z]+-x", None),              # inline flag
     (r"[A-Z]+", None),                    # no literal at all
     (r"[A-Z]+\t-x", None),                # an escaped letter other than d and w is not read
+    ("[\x01-\x7f]+-x", None),             # a range written in raw bytes from below a line break holds it
 ])
 def test_the_tail_is_searched_only_where_it_is_safe(pattern, tail):
     assert _tail(pattern) == tail

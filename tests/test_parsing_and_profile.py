@@ -125,6 +125,8 @@ def test_a_file_libcst_reads_is_read_as_the_libcst_split_reads_it(source, monkey
     (b"x = f'{a['b']}'\n", True),
     (b'x = t"{d["k"]}"\n', True),          # a prefix 3.11 does not know is a name before a string
     (b'x = f"{\n  a}"\n', True),           # a quote that opens no string: 3.12 lets the braces span lines
+    (b'x = f"{\'}\' + d["("]}"\n', True),  # a brace in a string inside the braces does not count
+    (b"x = f\"{d['}']}\"\n", False),
     (b'x = f"{a:{b}}" + "{" + f"{{"\n', False),   # paired braces, a plain string, a doubled brace
     (b'x = $a\n', False),                  # a character no Python has a token for
     (b'x = `a`\n', False),
@@ -151,9 +153,24 @@ REAL_ERRORS = {
     "a method with an error": (b'class K:\n    def a(self):\n        return 1 +\n    def b(self):\n'
                                b'        return 2\n', "fallback", [
         (3, "lines 2-3 (K.a) not read, this Python rejects line 3: invalid syntax")]),
+    # a line dedented by mistake ends the def above it early: the def is lost whole, not kept cut short
+    "a line dedented by mistake": (b'@mcp_safe_tool\ndef lookup(rb, name):\n    reply = rb.error("WA-RES-E-001")\n'
+                                   b'print(reply)\n    return reply\n\ndef other():\n    return 1\n', "fallback", [
+        (5, "lines 1-5 (function lookup) not read, this Python rejects line 5: unexpected indent")]),
+    "a method cut short": (b'class K:\n    def a(self):\n        x = 1\n    print(x)\n        return x\n'
+                           b'    def b(self):\n        return 2\n', "fallback", [
+        (5, "lines 2-5 (K.a) not read, this Python rejects line 5: unexpected indent")]),
+    # decorators over no def: the def after the line that broke them is lost with them, not kept undecorated
+    "decorators of no def": (b'import x\n\n@mcp_safe_tool\nmcp.tool()\ndef lookup(rb, name):\n'
+                             b'    return rb.error("WA-RES-E-001")\n\ndef other():\n    return 1\n', "fallback", [
+        (4, "lines 3-6 (a statement) not read, this Python rejects line 4: invalid syntax")]),
     "prose saved as .py": (b"# Title\n\nSome *markdown* saved as .py\n", "none", []),   # nothing kept
     "an unclosed bracket": (b"x = 1\ny = (1,\nz = 2\n", "none", []),   # no tokenizer reads past it
     "a stray backslash": (b'x = r( a\\n b\nz = 2\n', "none", []),
+    # a bracket closed that was never opened, then one opened that never closes: the tokenizer's count of
+    # brackets balances, but where its statements end is a guess (a call's arguments became statements)
+    "brackets closed before they open": (b'x = foo(1))\nregister(\nreply.error("WA-RES-E-001"),\n)\ny = (bar(2\n',
+                                         "none", []),
 }
 
 

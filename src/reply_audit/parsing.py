@@ -12,7 +12,10 @@ no grammar reads the file and nothing is recovered. Each unit is tried with
 `ast` on its own; only the units rejected are lost: their lines are blanked
 (a `pass` keeps a class body), so every other line keeps its number, and
 each loss is listed with the lines lost and the real line of the syntax
-error. A file none of whose statements is kept is unparseable, not partly
+error. A statement whose block a line dedented by mistake cut short is lost
+together with the lines after it, and decorators over no def or class with
+the statement after them: nothing is kept with a meaning the file did not
+give it. A file none of whose statements is kept is unparseable, not partly
 read.
 """
 
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_left
 from dataclasses import field
 from token import ERRORTOKEN as _ERRORTOKEN
 from token import NAME as _NAME
@@ -125,6 +129,7 @@ def _decoded(source: bytes) -> str | None:
 
 
 _CONTINUES = frozenset({"else", "elif", "except", "finally"})   # a clause of the compound statement before it
+_BRACKETS = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 
 
 @record
@@ -154,12 +159,19 @@ def _maybe_newer(tok: Any, before: Any) -> bool:
 
 def _braces_pair(text: str) -> bool:
     """Does every `{` of an f-string's TEXT close? (Outside a replacement field `{{` and `}}` are characters;
-    inside one, `f"{a:{b}}"`, every brace counts.)"""
+    inside one, `f"{a:{b}}"`, every brace counts, but for those of a string in it, `f"{'}'}"`, which must
+    close too.)"""
     depth, i = 0, 0
     while i < len(text):
         char = text[i]
         if char in "{}" and depth == 0 and text[i + 1:i + 2] == char:
             i += 2
+            continue
+        if char in "'\"" and depth > 0:
+            close = text.find(char, i + 1)
+            if close < 0:
+                return False   # `f"{'}' + d["`: what an older tokenizer cut from a newer f-string
+            i = close + 1
             continue
         if char == "{":
             depth += 1
@@ -178,12 +190,16 @@ def _token_split(text: str) -> _Split:
 
     starts: list[tuple[int, int, int]] = []    # (token index, line, indentation level) of each logical line
     ends: list[tuple[int, int]] = []           # (token index, line) of each logical line's NEWLINE
-    level, at_start, newer = 0, True, False
+    level, at_start, newer, brackets = 0, True, False, 0
     tokens: list[Any] = []
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             newer = newer or _maybe_newer(tok, tokens[-1] if tokens else None)
             tokens.append(tok)
+            if tok.type == tokenize.OP and tok.string in _BRACKETS:
+                brackets += _BRACKETS[tok.string]
+                if brackets < 0:   # a bracket closed that was never opened: where statements end is a guess
+                    return _Split(units=None, newer=newer)
     except (tokenize.TokenError, SyntaxError):
         return _Split(units=None, newer=newer)
     for i, tok in enumerate(tokens):
@@ -201,10 +217,28 @@ def _token_split(text: str) -> _Split:
             starts.append((i, tok.start[0], level))
             at_start = False
 
+    newlines = [i for i, _ in ends]   # (in order: found by bisection, not by a scan per statement)
+
     def last_line(after: int, before: int) -> int:
         """The line of the last NEWLINE between token indexes AFTER and BEFORE."""
-        lines = [line for i, line in ends if after <= i < before]
-        return lines[-1] if lines else tokens[after].start[0]
+        at = bisect_left(newlines, before) - 1
+        return ends[at][1] if at >= 0 and newlines[at] >= after else int(tokens[after].start[0])
+
+    def opens_block(j: int) -> bool:
+        """Does the logical line at STARTS[J] end with the colon of a block's header?"""
+        at = bisect_left(newlines, starts[j][0])
+        i = (newlines[at] if at < len(newlines) else len(tokens)) - 1
+        while i > starts[j][0] and tokens[i].type in (tokenize.COMMENT, tokenize.NL):
+            i -= 1
+        return bool(tokens[i].type == tokenize.OP and tokens[i].string == ":")
+
+    def extent(head: int, stop: int, depth: int) -> int:
+        """The index after the statement at STARTS[HEAD]: its clauses, decorated def and deeper lines."""
+        k = head + 1
+        while k < stop and (starts[k][2] > depth or (starts[k][2] == depth and (
+                tokens[starts[k][0]].string in _CONTINUES or _decorates(tokens, starts, head, k)))):
+            k += 1
+        return k
 
     def units(first: int, stop: int, depth: int) -> list[_Unit]:
         """The statements at DEPTH among STARTS[FIRST:STOP] (deeper ones belong to the statement above them)."""
@@ -212,16 +246,19 @@ def _token_split(text: str) -> _Split:
         k = first
         while k < stop:
             head = k
-            k += 1
-            while k < stop and (starts[k][2] > depth or (starts[k][2] == depth and (
-                    tokens[starts[k][0]].string in _CONTINUES or _decorates(tokens, starts, head, k)))):
-                k += 1
-            end_token = starts[k][0] if k < len(starts) else len(tokens)
-            unit = _Unit(first=starts[head][1], last=last_line(starts[head][0], end_token))
+            k = extent(head, stop, depth)
             kind, name = _defines(tokens, [s[0] for s in starts[head:k] if s[2] == depth])
-            unit.kind, unit.name = kind, name
+            if tokens[starts[head][0]].string == "@" and kind == "" and k < stop:
+                k = extent(k, stop, depth)   # decorators of no def or class: what follows them is lost with them
+            end_token = starts[k][0] if k < len(starts) else len(tokens)
+            unit = _Unit(first=starts[head][1], last=last_line(starts[head][0], end_token), kind=kind, name=name)
             # after the decorators and header (a file may open indented: then no line is at DEPTH)
             body = max((j for j in range(head, k) if starts[j][2] == depth), default=head) + 1
+            if body < k and not opens_block(body - 1) and out:
+                # deeper lines under a line that opens no block: a line dedented by mistake cut the statement
+                # before it short, and what follows belonged to it; the two are lost together
+                out[-1].last, out[-1].members = unit.last, []
+                continue
             if kind == "class" and any(s[2] == depth + 1 for s in starts[body:k]):
                 unit.members = units(body, k, depth + 1)
             out.append(unit)

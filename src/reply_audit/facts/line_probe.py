@@ -119,8 +119,8 @@ def _tail(pattern: str) -> str | None:
 
 
 def _class_end(pattern: str, i: int) -> int | None:
-    """The index after the character class opening at I, or None when it may match a line break (negated, or
-    holding `\\s`, `\\S`, `\\W`, `\\D` or `\\n`) or cannot be read."""
+    """The index after the character class opening at I, or None when it may match a line break (negated,
+    holding `\\s`, `\\S`, `\\W`, `\\D`, `\\n` or a character below it) or cannot be read."""
     j = i + 1
     if j < len(pattern) and pattern[j] == "^":
         return None
@@ -135,8 +135,8 @@ def _class_end(pattern: str, i: int) -> int | None:
             return None   # a nested set or a POSIX class: not read here
         elif pattern[j] == "]":
             return j + 1
-        elif pattern[j] == "\n":
-            return None
+        elif pattern[j] < "\x0b":
+            return None   # a line break, or a range from below one that may hold it (`[\x01-\x7f]` as bytes)
         else:
             j += 1
     return None
