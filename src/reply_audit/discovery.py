@@ -82,7 +82,8 @@ def _git_ignores(path: Path) -> bool:
 
 
 def is_test_path(rel: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatchcase(rel, p) for p in patterns)
+    """Does REL match one of the glob PATTERNS (as `fnmatch.fnmatchcase`)? One compiled pattern for all."""
+    return bool(patterns) and _one_pattern(tuple(patterns)).match(rel) is not None
 
 
 def repo_prefix(root: Path) -> str:
