@@ -5,8 +5,8 @@ one-line reason). When `ast` rejects a file, the fallback splits it into its
 top-level statements, and a class into its members (method, nested class,
 statement), by Python's own tokenizer; by libcst's parser only where a token
 may be syntax newer than the running Python's (an f-string whose braces do
-not pair, a character the tokenizer has no token for), since libcst knows
-that syntax and costs about a third of a second to import. Where the
+not pair, a quote that opens no string), since libcst knows that syntax and
+costs about a third of a second to import. Where the
 tokenizer fails on tokens of this Python's (an unclosed bracket or string),
 no grammar reads the file and nothing is recovered. Each unit is tried with
 `ast` on its own; only the units rejected are lost: their lines are blanked

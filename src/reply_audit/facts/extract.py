@@ -401,10 +401,11 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 handler(stmt, ctx)
 
     def _stmt(self, stmt: ast.stmt, ctx: _Ctx) -> None:
-        name = _STATEMENTS.get(type(stmt))
-        if name is None:
-            name = next((n for types, n in _STATEMENT_KINDS if isinstance(stmt, types)), "_other")
-        getattr(self, name)(stmt, ctx)
+        """STMT handed to its kind's method: a subclass of a kind by the order of `_STATEMENT_KINDS`."""
+        handler = self._handlers.get(type(stmt))
+        if handler is None:
+            handler = getattr(self, next((n for types, n in _STATEMENT_KINDS if isinstance(stmt, types)), "_other"))
+        handler(stmt, ctx)
 
     def _for(self, stmt: ast.For | ast.AsyncFor, ctx: _Ctx) -> None:
         self._expr(stmt.target, ctx)
