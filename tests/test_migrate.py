@@ -69,6 +69,26 @@ def test_diff_by_default_changes_nothing_and_the_diff_applies(tmp_path):
     assert "1 rewrite(s)" in shown.stderr
 
 
+def test_each_pass_keeps_the_rewritten_facts_in_the_tree_cache(tmp_path, monkeypatch):
+    """The pass after a rewrite reads the new source's facts from the cache the scan used, or adds them: run
+    again on the same tree, migrate parses no file at all."""
+    import reply_audit.scan as scanning
+    from reply_audit import api
+    from reply_audit.cache import FactsCache
+
+    root = git_repo(tmp_path / "a", TREE)
+    first = api.migrate(root)
+    rewritten = first.result.sources["server.py"]
+    digest = load_profile(None, root).digest
+    cached = FactsCache(api.cache_folder(root), digest).find("server.py", rewritten)[1]
+    assert cached is not None and cached.path == "server.py"
+    parsed = []
+    real = scanning.facts_for_source
+    monkeypatch.setattr(scanning, "facts_for_source", lambda source, rel, *a: parsed.append(rel) or real(source, rel, *a))
+    again = api.migrate(root)
+    assert (parsed, again.result.sources, again.result.passes) == ([], first.result.sources, 1)
+
+
 def test_check_apply_and_exit_codes(tmp_path):
     root = write_tree(tmp_path, TREE)
     assert cli("migrate", root, "--check").exit_code == 1

@@ -355,10 +355,11 @@ def migrate(path: Path, *, select: Iterable[str] | None = None, phase: int | Non
         outcome.settled = True
         return outcome
     reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
+    cache = cache_folder(path)
     scanned = scanning.scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=None,
-                            cache_dir=cache_folder(path), progress=progress)   # the cache and the pool, as scan
+                            cache_dir=cache, progress=progress)   # the cache and the pool, as scan
     _no_files(path, scanned, "migrate")
-    outcome.result = run_migrate(scanned, chosen, reviewed, progress)
+    outcome.result = run_migrate(scanned, chosen, reviewed, progress, cache)
     outcome.prefix = repo_prefix(path)
     if decisions is not None and reviewed is None:
         outcome.decisions_text = decisions_file.render(outcome.result.decided)

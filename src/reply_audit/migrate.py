@@ -126,9 +126,12 @@ class MigrateResult:
 
 def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
             decisions: DecisionsFile | None = None,
-            progress: Callable[[str, int, int], None] | None = None) -> MigrateResult:
+            progress: Callable[[str, int, int], None] | None = None,
+            cache_dir: Path | None = None) -> MigrateResult:
     """Rewrite RESULT's tree in memory until no selected codemod finds anything more to fix; DECISIONS: a
-    reviewed decisions file whose choices win over the proposals. PROGRESS(stage, done, total) per file."""
+    reviewed decisions file whose choices win over the proposals. PROGRESS(stage, done, total) per file.
+    CACHE_DIR: the facts cache the scan used; each pass reads the rewritten sources' facts from it, or adds
+    them (the same content gives the same rewrite on the next run, and the same facts after --apply)."""
     chosen = list(codemods if codemods is not None else all_codemods())
     order = {c.name: i for i, c in enumerate(all_codemods())}
     out = MigrateResult(root=result.root, codemods=chosen, decisions_file=decisions,
@@ -193,7 +196,7 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
             applied_keys.update(e.key for e in outcome.applied)
         if not changed:
             break
-        current = rescan(current, changed)
+        current = rescan(current, changed, cache_dir)
     else:
         out.converged = False
     for edit in planned.edits if planned is not None and out.converged else []:
