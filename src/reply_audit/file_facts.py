@@ -20,9 +20,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
     facts = FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")))
-    facts.suppressions, facts.markers = comment_directives(source)
     facts.lone_cr = b"\r" in source and b"\r" in source.replace(b"\r\n", b"")
     parsed = parse_source(source, rel)
+    # (with Python's parse of the whole file, only the lines near each directive are tokenized)
+    facts.suppressions, facts.markers = comment_directives(source, parsed.tree if parsed.parser == "ast" else None)
     facts.parser = parsed.parser
     facts.skipped = parsed.skipped
     if parsed.tree is None:
