@@ -40,6 +40,7 @@ import threading
 import time
 from pathlib import Path
 
+from reply_audit.api import cache_folder
 from reply_audit.discovery import discover
 from reply_audit.profile import load_profile
 
@@ -189,8 +190,17 @@ def measure(path: Path, copies: int, repo: Path | None, repeat: int,
         figures["tree"] = {"files": len(files), **one}
 
         mig = copy_tree(migrate_path or path, scratch / "migrate")
+        # the cache migrate uses is at the project's root: the folder of the tree's configuration, else of a .git
+        # above it (outside the scratch folder when the tree has no configuration and the temporary folder is in
+        # a repository: the entries the benchmark adds there are removed at the end)
+        mig_cache = cache_folder(mig) or scratch / "none"
+
+        def cache_entries() -> set[Path]:
+            return set(mig_cache.rglob("*.json"))
+
+        foreign = cache_entries()
         run(reply_audit("scan", mig, "--fail-on", "none"))   # the tree's cache holds the facts of its files
-        entries = set((mig / ".reply-audit-cache").rglob("*.json"))
+        entries = cache_entries()
         migrate = run(reply_audit("migrate", mig))   # and now of the rewritten sources too
         rewritten = sorted({line[6:].split("\t")[0] for line in migrate[2].stdout.decode().splitlines()
                             if line.startswith("+++ b/")})
@@ -198,7 +208,7 @@ def measure(path: Path, copies: int, repo: Path | None, repeat: int,
         run(reply_audit("scan", mig, "--fail-on", "none"))
 
         def forget_rewrites() -> None:   # a first migrate: the cache knows the tree, not what migrate makes of it
-            for entry in set((mig / ".reply-audit-cache").rglob("*.json")) - entries:
+            for entry in cache_entries() - entries:
                 entry.unlink()
 
         migrate_cases = {"migrate": reply_audit("migrate", mig),
@@ -206,6 +216,8 @@ def measure(path: Path, copies: int, repo: Path | None, repeat: int,
                          "scan": reply_audit("scan", mig, "--fail-on", "none"),
                          "libcst on rewritten files": parse, "python": [PY, "-c", "pass"]}
         figures["migrate"] = {"rewritten files": len(rewritten), **turns(migrate_cases, repeat)}
+        for entry in cache_entries() - foreign if scratch not in mig_cache.parents else ():
+            entry.unlink()
 
         if copies > 1:
             big = copy_tree(path, scratch / "big", copies)

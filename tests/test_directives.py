@@ -72,6 +72,20 @@ def test_an_encoding_cookie_and_a_bom_are_read_as_python_reads_them():
     assert _both(bom) == (({}, {"2": ["default-code"]}),) * 2
 
 
+# (source, what the whole file's tokens give, what the windows give): files Python parses and its pure-Python
+# tokenizer cannot read as Python does; the windows follow Python's parse
+TOKENIZER_WRONG = [
+    (b"x = 1  # reply-audit: ignore\nif 1:\n  pass\n \\\n\n", ({}, {}), ({"1": []}, {})),   # a `\` at an odd indent
+    (b"x = 1  # reply-audit: ignore\n\\\r\n", ({}, {}), ({"1": []}, {})),                # a last `\` before CRLF
+    (b"# coding: utf-7\nx = 1+AAo-y = 2  # reply-audit: ignore\n", ({"2": []}, {}), ({"3": []}, {})),   # `+AAo-`: \n
+]
+
+
+@pytest.mark.parametrize(("source", "whole", "near"), TOKENIZER_WRONG)
+def test_where_the_tokenizer_misreads_a_file_the_windows_follow_pythons_parse(source, whole, near):
+    assert _both(source) == (whole, near)
+
+
 def test_a_file_with_no_parse_is_tokenized_whole():
     broken = f"x = = 1  {IGNORE}\n{MARK}\n".encode()
     assert comment_directives(broken) == ({"1": ["RA303"]}, {"2": ["default-code"]})

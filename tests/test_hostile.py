@@ -36,6 +36,8 @@ BROKEN = {   # file -> source bytes that Python 3.11 rejects: nothing read, or s
     "encoding/not_utf8.py": b"x = '\xff\xfe'\n",
     "encoding/bom_and_latin1_cookie.py": b"\xef\xbb\xbf# -*- coding: latin-1 -*-\nx = 1\n",
     "encoding/unknown_cookie.py": b"# -*- coding: klingon -*-\nx = 1\n",
+    "encoding/not_a_text_codec.py": b"# coding: hex\nx = 1  # reply-audit: ignore\n",
+    "encoding/codec_that_fails.py": b"# coding: undefined\nx = 1  # reply-audit: ignore\n",
     "nul/nul.py": b"x = 1\x00\n",
     "deep/parens.py": b"x = " + b"[" * 1000 + b"]" * 1000 + b"\n",
     "deep/blocks.py": b"".join(b"    " * i + b"if x:\n" for i in range(120)) + b"    " * 120 + b"pass\n",
@@ -66,6 +68,9 @@ UNPARSEABLE_ON_311 = {
     "encoding/not_utf8.py": (1, "(unicode error) 'utf-8' codec can't decode byte 0xff in position 0: invalid start "
                                 "byte"),
     "encoding/unknown_cookie.py": (1, "unknown encoding: klingon"),
+    "encoding/not_a_text_codec.py": (1, "'hex' is not a text encoding; use codecs.decode() to handle arbitrary "
+                                        "codecs"),
+    "encoding/codec_that_fails.py": (1, "decoding with 'undefined' codec failed (UnicodeError: undefined encoding)"),
     "fragments/indented.py": (1, "unexpected indent"),
     "nul/nul.py": (1, "file contains NUL bytes"),
     "pipe.py": (1, "not a regular file (a pipe, socket or device): not read"),

@@ -11,7 +11,11 @@ tokenized: from the nearest line at or above it where a statement is the
 first thing (such a line opens outside every string and bracket) down to
 the line itself. Tokenizing the whole of a 5,500-line module took three
 times as long as parsing it, and a migrated module holds a marker wherever
-`migrate` left a decision to review.
+`migrate` left a decision to review. The lines found are those of Python's
+parse, also where the pure-Python tokenizer reads the whole file otherwise:
+it gave no directive at all for a file with a line of only a backslash at an
+indent no block uses, or a last backslash before CRLF, and other line
+numbers under a codec that decodes a line break from other bytes (`utf-7`).
 """
 
 from __future__ import annotations
@@ -51,7 +55,7 @@ def comment_directives(source: bytes, tree: ast.Module | None = None) \
     if tokens is None:
         try:
             tokens = list(tokenize.tokenize(io.BytesIO(source).readline))
-        except (tokenize.TokenError, SyntaxError, UnicodeDecodeError):
+        except (tokenize.TokenError, SyntaxError, UnicodeError, LookupError):   # (`# coding: hex`: no text codec)
             return {}, {}
     return _directives(tokens)
 
@@ -85,7 +89,7 @@ def _near_directives(source: bytes, tree: ast.Module) -> list[tokenize.TokenInfo
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
         lines = source.decode(encoding).split("\n")
-    except (SyntaxError, UnicodeDecodeError, LookupError):
+    except (SyntaxError, UnicodeError, LookupError):
         return None
     try:
         opens = sorted(set(_statement_lines(tree.body, lines)))

@@ -124,7 +124,7 @@ def _decoded(source: bytes) -> str | None:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
         return source.decode(encoding)
-    except (SyntaxError, UnicodeDecodeError, LookupError):
+    except (SyntaxError, UnicodeError, LookupError):   # (`# coding: hex` names no text codec; `undefined` fails)
         return None
 
 
