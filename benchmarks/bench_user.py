@@ -233,7 +233,7 @@ def measure(path: Path, copies: int, repo: Path | None, repeat: int,
             if shutil.which("ruff"):
                 big_cases["ruff --select ALL"] = ["ruff", "check", "--select", "ALL", "--no-cache", "--exit-zero",
                                                   "-q", str(big)]
-            figures["copies"] = {"copies": copies, "files": len(big_files), **turns(big_cases, max(1, repeat // 2))}
+            figures["copies"] = {"copies": copies, "files": len(big_files), **turns(big_cases, repeat)}
             shutil.rmtree(big, ignore_errors=True)
         if repo is not None:   # cold (no cache), then again with a cache filled by a first run
             history = reply_audit("history", repo, "--out", scratch / "history")
