@@ -33,6 +33,41 @@ def test_a_pool_gives_exactly_the_output_of_one_process(start_method):
     assert pooled == alone and (one.jobs, two.jobs, two.parsed) == (1, 2, len(rels))
 
 
+def test_a_pool_gets_the_largest_files_first(monkeypatch):
+    """A pool's batches go out largest file first, so that the last ones are small and no worker waits long for
+    the other at the end; the facts come back in the files' order all the same."""
+    import concurrent.futures
+
+    from reply_audit import workers
+    from reply_audit.file_facts import new_extractor
+
+    profile = load_profile(None, EXAMPLE)
+    sent = []
+
+    class InProcess:   # the pool's interface, run here: what it is given is what a pool would be given
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def map(self, fn, batches):
+            for batch in batches:
+                sent.append([rel for rel, _ in batch])
+                yield fn(batch)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", InProcess)
+    monkeypatch.setattr(workers, "_WORKER", (profile, new_extractor(profile), None))
+    sources = [(f"m{n:02d}.py", b"x = 1\n" * (n % 7 + 1) + b"y = 2\n" * n) for n in range(1, 40)]
+    facts, stats = workers.extract_sources(sources, profile, jobs=2)
+    sizes = [len(dict(sources)[rel]) for batch in sent for rel in batch]
+    assert sizes == sorted(sizes, reverse=True) and [len(batch) for batch in sent] == [16, 16, 7]
+    assert [f.path for f in facts] == [rel for rel, _ in sources] and (stats.jobs, stats.parsed) == (2, 39)
+
+
 def test_jobs_do_not_change_the_report():
     assert report(EXAMPLE, jobs=1)[0] == report(EXAMPLE, jobs=2)[0]
 

@@ -176,6 +176,9 @@ def _extract_sources(sources: list[Source], profile: Profile, jobs: int | None, 
     use_pool = wanted > 1 and len(todo) >= 2 and (jobs is not None or default_pool(todo))
     if use_pool:
         stats.jobs = wanted
+        # the largest files first, so that the last batches are small ones and no worker waits long for the other
+        # to finish; the facts are placed by path all the same
+        todo.sort(key=lambda item: -len(item[1]))
         batches = [[(rel, source) for rel, source, _ in todo[i:i + BATCH]] for i in range(0, len(todo), BATCH)]
         import multiprocessing  # a warm scan, or a small tree, has no pool to start
         from concurrent.futures import ProcessPoolExecutor
