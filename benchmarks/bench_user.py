@@ -193,7 +193,8 @@ def measure(path: Path, copies: int, repo: Path | None, repeat: int,
         # the cache migrate uses is at the project's root: the folder of the tree's configuration, else of a .git
         # above it (outside the scratch folder when the tree has no configuration and the temporary folder is in
         # a repository: the entries the benchmark adds there are removed at the end)
-        mig_cache = cache_folder(mig) or scratch / "none"
+        mig_cache = cache_folder(mig)
+        assert mig_cache is not None   # (None only when the cache is turned off)
 
         def cache_entries() -> set[Path]:
             return set(mig_cache.rglob("*.json"))

@@ -99,13 +99,12 @@ def _near_directives(source: bytes, tree: ast.Module) -> list[tokenize.TokenInfo
     tokens: list[tokenize.TokenInfo] = []
     # the lines that share their opening line are read in one window, from that line to the last of them
     for first, group in groupby(wanted, key=lambda n: opens[at - 1] if (at := bisect_right(opens, n)) else 1):
-        keep = list(group)
-        window = "".join(text.lstrip(_INDENT) + "\n" for text in lines[first - 1:keep[-1]])
-        keep_lines = set(keep)
+        keep = set(group)
+        window = "".join(text.lstrip(_INDENT) + "\n" for text in lines[first - 1:max(keep)])
         try:
             for tok in tokenize.generate_tokens(io.StringIO(window).readline):
                 line = tok.start[0] + first - 1
-                if line in keep_lines:
+                if line in keep:
                     tokens.append(tok._replace(start=(line, tok.start[1]), end=(tok.end[0] + first - 1, tok.end[1])))
         except tokenize.TokenError:   # the window ends inside brackets or a string: the tokens before stand
             pass

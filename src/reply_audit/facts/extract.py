@@ -394,11 +394,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                     and type(stmt.targets[0]) is ast.Name and ctx.function is not None:
                 # `err = error_response(...)`: unused if err is never read (asked only of a reply call)
                 self._assigned = (id(stmt.value), stmt.targets[0].id, ctx.function)
-            handler = handlers.get(type(stmt))   # by the exact class: one look-up, not a dozen isinstance tests
-            if handler is None:
-                self._stmt(stmt, ctx)
-            else:
-                handler(stmt, ctx)
+            # by the exact class: one look-up, not a dozen isinstance tests (a subclass: `_stmt`)
+            (handlers.get(type(stmt)) or self._stmt)(stmt, ctx)
 
     def _stmt(self, stmt: ast.stmt, ctx: _Ctx) -> None:
         """STMT handed to its kind's method: a subclass of a kind by the order of `_STATEMENT_KINDS`."""
