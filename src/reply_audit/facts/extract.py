@@ -165,6 +165,18 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
 
     # ------------------------------------------------------------------ entry
     def extract(self, tree: ast.Module, source: bytes, facts: FileFacts) -> FileFacts:
+        self.begin(source, facts)
+        self.module_context(tree.body, *_module_names(tree.body))
+        self.read_part(tree.body, more_after=False)
+        self.finish(any(_is_main_guard(s) for s in tree.body), *top_level_functions(tree.body))
+        return facts
+
+    # A file is read in three steps, so that `facts.versions` can read it a top-level statement at a time and take
+    # the statements an earlier version shared from what it kept of them: `begin` (the file's bytes), then
+    # `module_context` (what every statement may look up: the module's names, import aliases and bindings), then
+    # `read_part` for each run of top-level statements, in order, then `finish`.
+    def begin(self, source: bytes, facts: FileFacts) -> None:
+        """Start on a file: its bytes and the lines the probes find."""
         self.facts = facts
         self.source = source
         self.walrus = b":=" in source   # a file without the bytes has no assignment expression
@@ -178,8 +190,10 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self.hot_lines.sort()
         self.call_ids: dict[int, int] = {}
         self.mapping_by_name: dict[str, MappingFact] = {}
-        self.constants: list[tuple[str, ast.Assign | ast.AnnAssign, str]] = []
+        # (name, line, value's line, value's column, code) of each module constant holding a code
+        self.constants: list[tuple[str, int, int, int, str]] = []
         self.instantiated: set[tuple[str, int]] = set()
+        self.position_refs: set[str] = set()
         self._bare: tuple[int, bool] = (0, False)
         self._assigned: tuple[int, str, _Function] | None = None   # the last `name = call(...)` in a function
         self._reads_of: dict[int, frozenset[str]] = {}
@@ -187,24 +201,60 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._guard_read: dict[int, tuple[_Function | None, str]] = {}
         # function -> its locals passed on from params; one file's only, so no tree outlives its file
         self._derived_cache: dict[int, tuple[_Function, tuple[frozenset[str], frozenset[str]]]] = {}
-        self.code_positions = self._code_positions(tree) if self.want_codes else set()
+
+    def module_context(self, body: list[ast.stmt] | None, names: set[str], aliases: dict[str, str],
+                       bindings: dict[str, tuple[str, str, int]] | None = None,
+                       constructions: set[tuple[str, int]] | None = None) -> None:
+        """What a statement may look up outside itself: the module's top-level NAMES and import ALIASES, and the
+        names its top-level statements bind to a call (`rb = ReplyBuilder()`). The BINDINGS are worked out from
+        BODY when first asked for, or given with the CONSTRUCTIONS (class, line) among them."""
+        self.aliases = aliases
+        self.facts.bound_names = sorted(names)
+        self.facts.import_aliases = dict(sorted(aliases.items()))
+        self._module_body = body
+        self._module_map = bindings
+        self._module_made = constructions if constructions is not None else set()
+        self._module_reads: set[str] = set()   # names a receiver was resolved by in the module's bindings
+        self._module_touched = False           # the module's bindings were looked in
+
+    def read_part(self, body: list[ast.stmt], more_after: bool) -> None:
+        """Read top-level statements (MORE_AFTER: the module has statements after them)."""
+        if self.want_codes:
+            self.code_positions = self._code_positions(body)
+        else:
+            self.code_positions = set()
         # `raise ToolError(...)`: an exception, never a reply, whatever a glob of reply functions matches
-        self._raised = {id(n.exc) for n in walk(tree)
+        self._raised = {id(n.exc) for stmt in body for n in walk(stmt)
                         if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)} \
             if self.want_calls and self.function_names.globs else set()
-        names, self.aliases = _module_names(tree.body)
-        facts.bound_names = sorted(names)
-        facts.import_aliases = dict(sorted(self.aliases.items()))
-        module = _Function(qualname="", body=tree.body, args=None, extractor=self)
-        self._module = module
-        self._block(tree.body, _Ctx())
-        facts.script = any(_is_main_guard(s) for s in tree.body)
-        facts.functions = sorted(s.name for s in tree.body if isinstance(s, FUNCTIONS))
-        facts.function_params = {s.name: [a.arg for a in (*s.args.posonlyargs, *s.args.args, *s.args.kwonlyargs)]
-                                 for s in tree.body if isinstance(s, FUNCTIONS)}   # (as `signature` lists them)
+        self._block(body, _Ctx(), more_after)
+
+    def finish(self, script: bool, functions: list[str], params: dict[str, list[str]]) -> None:
+        """The module-wide facts, once every statement is read: SCRIPT (a main guard at top level), the names of
+        the top-level FUNCTIONS (a name twice when defined twice) and their PARAMS."""
+        facts = self.facts
+        facts.script = script
+        facts.functions = sorted(functions)
+        facts.function_params = params
+        facts.position_refs = sorted(self.position_refs)
+        if self._module_touched:   # every construction bound at top level counts, once the bindings were read
+            self.instantiated |= self._module_made
+            bindings = self._module_bindings()
+            for name in self._module_reads:
+                callee, kind, line = bindings[name]
+                if kind == "assign":
+                    self.instantiated.add((callee, line))
         self._finish_constants()
         facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
-        return facts
+
+    def _module_bindings(self) -> dict[str, tuple[str, str, int]]:
+        """The module's top-level bindings (`module_context`), worked out on first use."""
+        self._module_touched = True
+        if self._module_map is None:
+            kept, self.instantiated = self.instantiated, set()
+            self._module_map = self._bindings(self._module_body or [], None)
+            self._module_made, self.instantiated = self.instantiated, kept
+        return self._module_map
 
     def _read_names(self, fn: _Function) -> frozenset[str]:
         """The names a function's body reads anywhere (nested functions included: a closure may read them)."""
@@ -213,13 +263,13 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             _names_read(fn.body, self._reads_of)
         return self._reads_of[key]
 
-    def _code_positions(self, tree: ast.Module) -> set[int]:
+    def _code_positions(self, body: list[ast.stmt]) -> set[int]:
         """The string constants of TREE in a place where a code goes: a builder method's or reply function's code
         argument, a keyword or dict key naming a code (`error_code=`, `{"code": ...}`), a comparison with a name
         naming a code (`result.code == "NOT_FOUND"`), either side of `x or "CODE"` and `a if t else "CODE"` there."""
         found: list[ast.AST] = []
         names = self.code_names
-        for node in walk(tree):
+        for node in (n for stmt in body for n in walk(stmt)):
             if isinstance(node, ast.Call):
                 found += [kw.value for kw in node.keywords if kw.arg in names]
                 name = last_name(node.func)
@@ -251,7 +301,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 found += node.values
             elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):   # `code in ("A", "B")`
                 found += node.elts
-        self.facts.position_refs = sorted(set(refs))
+        self.position_refs.update(refs)
         return out
 
     def _by_text(self, what: str, first: int, last: int, work: Callable[[], _T]) -> _T:
@@ -351,10 +401,10 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                     if kind == "assign":
                         self.instantiated.add((callee, line))
                     return node.id, callee, kind
-            if node.id in self._module.bindings:
-                callee, kind, line = self._module.bindings[node.id]
-                if kind == "assign":
-                    self.instantiated.add((callee, line))
+            module = self._module_bindings()
+            if node.id in module:
+                callee, kind, _ = module[node.id]
+                self._module_reads.add(node.id)   # (its construction counts: `finish`)
                 return node.id, callee, kind
             if class_like(node.id):
                 return node.id, node.id, "class"
@@ -383,8 +433,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         return None
 
     # ------------------------------------------------------------- statements
-    def _block(self, body: list[ast.stmt], ctx: _Ctx) -> None:
-        last = len(body) - 1
+    def _block(self, body: list[ast.stmt], ctx: _Ctx, more_after: bool = False) -> None:
+        last = len(body) - (0 if more_after else 1)
         handlers = self._handlers
         for i, stmt in enumerate(body):
             if type(stmt) is ast.Expr and type(stmt.value) is ast.Call:
@@ -583,7 +633,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 text = str_value(value)
                 if (ctx.cls is None and text is not None and self.profile.is_code(text)
                         and _CONSTANT_NAME.match(target.id)):
-                    self.constants.append((target.id, stmt, text))
+                    self.constants.append((target.id, stmt.lineno, value.lineno, value.col_offset, text))
                     return
             elif isinstance(target, ast.Subscript):
                 table = dotted_name(target.value)
@@ -948,15 +998,21 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if len(self.constants) >= self.registries.min_codes:
             from .model import CodeDef
 
-            codes = [CodeDef(code=text, line=stmt.lineno, attr=name) for name, stmt, text in self.constants]
+            codes = [CodeDef(code=text, line=line, attr=name) for name, line, _, _, text in self.constants]
             self.facts.registries.append(RegistryFact(name="(module constants)", line=codes[0].line,
                                                       style="constants", codes=codes))
         else:
-            for _name, stmt, text in self.constants:   # a constant is a definition: where it goes decides
-                value = stmt.value
-                assert value is not None   # a constant is assigned a string
-                self.facts.code_literals.append(CodeLiteral(text, value.lineno, value.col_offset, None,
+            for _name, _line, value_line, value_col, text in self.constants:   # a constant is a definition: where
+                self.facts.code_literals.append(CodeLiteral(text, value_line, value_col, None,  # it goes decides
                                                             at_position=False))
+
+
+def top_level_functions(body: list[ast.stmt]) -> tuple[list[str], dict[str, list[str]]]:
+    """The names of the functions BODY defines (in order, a name again when defined again) and their parameters
+    (as `signature` lists them; the last definition's)."""
+    defs = [s for s in body if isinstance(s, FUNCTIONS)]
+    return [s.name for s in defs], {s.name: [a.arg for a in (*s.args.posonlyargs, *s.args.args, *s.args.kwonlyargs)]
+                                    for s in defs}
 
 
 def _names_read(body: list[ast.stmt], reads_of: dict[int, frozenset[str]]) -> None:
