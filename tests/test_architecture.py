@@ -25,7 +25,7 @@ LAYERS: list[tuple[str, set[str]]] = [
                                           "init_scope", "facts.model", "facts.__init__"}),
     ("facts of one file", {"facts.registries", "facts.signatures", "facts.builders", "facts.expressions",
                            "facts.scopes", "facts.registrations_reader", "facts.result_shapes", "facts.envelopes",
-                           "facts.walking", "facts.line_probe",
+                           "facts.walking", "facts.line_probe", "facts.top_level", "facts.relocate", "facts.versions",
                            "facts.extract",
                            "file_facts"}),
     ("the scan: cache, pool, index, report memo", {"cache", "workers", "index", "scan", "memo"}),

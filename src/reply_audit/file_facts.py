@@ -19,7 +19,16 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
-    facts = FileFacts(path=rel, is_test=is_test_path(rel, profile.scan_list("test_paths")))
+    is_test = is_test_path(rel, profile.scan_list("test_paths"))
+    versions = extractor.versions if extractor is not None else None
+    if versions is not None and b"reply-audit:" not in source:   # (no directive: none to read near a tree)
+        facts = FileFacts(path=rel, is_test=is_test)
+        try:
+            if versions.read(source, facts, rel):
+                return facts
+        except RecursionError:
+            pass   # (read whole below, where a tree nested too deeply is told)
+    facts = FileFacts(path=rel, is_test=is_test)
     facts.lone_cr = b"\r" in source and b"\r" in source.replace(b"\r\n", b"")
     parsed = parse_source(source, rel)
     # (with Python's parse of the whole file, only the lines near each directive are tokenized)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, TypeGuard
 
 from .registries import dotted_name, last_name, str_value
@@ -103,6 +103,31 @@ def _module_names(body: list[ast.stmt]) -> tuple[set[str], dict[str, str]]:
             for handler in reversed(getattr(stmt, "handlers", []) or []):
                 stack.extend(reversed(handler.body))
     return names, aliases
+
+
+# (name, (callee, kind, line), whether it binds whatever the name held, whether it is a construction)
+BindingStep = tuple[str, tuple[str, str, int], bool, bool]
+
+
+def fold_bindings(steps: Iterable[BindingStep], constructions: set[tuple[str, int]]) -> dict[str, tuple[str, str, int]]:
+    """var -> (callee, kind, line) after STEPS: an annotation (of a parameter or a variable) and `with ... as x`
+    bind whatever the name held, an assignment from a call only a name no annotation bound. The class-like
+    callees of the assignments that bind are added to CONSTRUCTIONS as (callee, line)."""
+    out: dict[str, tuple[str, str, int]] = {}
+    for name, value, always, construction in steps:
+        if always or out.get(name, ("", ""))[1] != "annotation":
+            out[name] = value
+            if construction:
+                constructions.add((value[0], value[2]))
+    return out
+
+
+def top_level_functions(body: list[ast.stmt]) -> tuple[list[str], dict[str, list[str]]]:
+    """The names of the functions BODY defines (in order, a name again when defined again) and their parameters
+    (as `signature` lists them; the last definition's)."""
+    defs = [s for s in body if isinstance(s, FUNCTIONS)]
+    return [s.name for s in defs], {s.name: [a.arg for a in (*s.args.posonlyargs, *s.args.args, *s.args.kwonlyargs)]
+                                    for s in defs}
 
 
 # the statements whose blocks run in the scope around them (a match's cases are not read)

@@ -17,7 +17,7 @@ import fnmatch
 import hashlib
 import re
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar, cast
 
 from ..names import Names
@@ -31,6 +31,7 @@ from .expressions import (
     FUNCTIONS,
     GUARD_DEPTH,
     TEXT_TESTS,
+    BindingStep,
     _annotation_class,
     _bound_calls,
     _branch_key_values,
@@ -55,7 +56,9 @@ from .expressions import (
     _texts,
     _top_calls,
     class_like,
+    fold_bindings,
     param_reads,
+    top_level_functions,
 )
 from .line_probe import LineProbe
 from .model import (
@@ -74,8 +77,9 @@ from .model import (
 from .registrations_reader import RegistrationReader
 from .registries import RegistryReader, dotted_name, last_name, str_value
 from .result_shapes import ResultShapeReader
-from .scopes import _Class, _Ctx, _Function
+from .scopes import Tally, _Class, _Ctx, _Function
 from .signatures import read_wrapper
+from .versions import VersionReader
 from .walking import children, source_text, walk
 
 _T = TypeVar("_T")
@@ -113,6 +117,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._handlers: dict[type, Callable[[Any, _Ctx], None]] = {
             kind: getattr(self, name) for kind, name in _STATEMENTS.items()}
         self._texts: dict[tuple[str, bytes], Any] | None = {} if across_versions else None
+        # across versions: each file read a top-level statement at a time, those an earlier version shared moved
+        self.versions = VersionReader(self) if across_versions else None
         self.registries = RegistryReader(profile)
         self.builders = BuilderReader(profile)
         self.methods = profile.all_builder_methods
@@ -190,10 +196,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self.hot_lines.sort()
         self.call_ids: dict[int, int] = {}
         self.mapping_by_name: dict[str, MappingFact] = {}
-        # (name, line, value's line, value's column, code) of each module constant holding a code
-        self.constants: list[tuple[str, int, int, int, str]] = []
-        self.instantiated: set[tuple[str, int]] = set()
-        self.position_refs: set[str] = set()
+        self.tally = Tally()
         self._bare: tuple[int, bool] = (0, False)
         self._assigned: tuple[int, str, _Function] | None = None   # the last `name = call(...)` in a function
         self._reads_of: dict[int, frozenset[str]] = {}
@@ -214,8 +217,6 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._module_body = body
         self._module_map = bindings
         self._module_made = constructions if constructions is not None else set()
-        self._module_reads: set[str] = set()   # names a receiver was resolved by in the module's bindings
-        self._module_touched = False           # the module's bindings were looked in
 
     def read_part(self, body: list[ast.stmt], more_after: bool) -> None:
         """Read top-level statements (MORE_AFTER: the module has statements after them)."""
@@ -236,24 +237,23 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         facts.script = script
         facts.functions = sorted(functions)
         facts.function_params = params
-        facts.position_refs = sorted(self.position_refs)
-        if self._module_touched:   # every construction bound at top level counts, once the bindings were read
-            self.instantiated |= self._module_made
+        tally = self.tally
+        facts.position_refs = sorted(tally.position_refs)
+        if tally.module_touched:   # every construction bound at top level counts, once the bindings were read
+            tally.instantiated |= self._module_made
             bindings = self._module_bindings()
-            for name in self._module_reads:
+            for name in tally.module_reads:
                 callee, kind, line = bindings[name]
                 if kind == "assign":
-                    self.instantiated.add((callee, line))
+                    tally.instantiated.add((callee, line))
         self._finish_constants()
-        facts.instantiations = sorted(self.instantiated, key=lambda t: (t[1], t[0]))
+        facts.instantiations = sorted(tally.instantiated, key=lambda t: (t[1], t[0]))
 
     def _module_bindings(self) -> dict[str, tuple[str, str, int]]:
         """The module's top-level bindings (`module_context`), worked out on first use."""
-        self._module_touched = True
+        self.tally.module_touched = True
         if self._module_map is None:
-            kept, self.instantiated = self.instantiated, set()
-            self._module_map = self._bindings(self._module_body or [], None)
-            self._module_made, self.instantiated = self.instantiated, kept
+            self._module_map = fold_bindings(self.binding_steps(self._module_body or [], None), self._module_made)
         return self._module_map
 
     def _read_names(self, fn: _Function) -> frozenset[str]:
@@ -301,7 +301,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 found += node.values
             elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):   # `code in ("A", "B")`
                 found += node.elts
-        self.position_refs.update(refs)
+        self.tally.position_refs.update(refs)
         return out
 
     def _by_text(self, what: str, first: int, last: int, work: Callable[[], _T]) -> _T:
@@ -353,30 +353,30 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
 
     # --------------------------------------------------------------- bindings
     def _bindings(self, body: list[ast.stmt], args: ast.arguments | None) -> dict[str, tuple[str, str, int]]:
-        out: dict[str, tuple[str, str, int]] = {}
+        return fold_bindings(self.binding_steps(body, args), self.tally.instantiated)
+
+    def binding_steps(self, body: list[ast.stmt], args: ast.arguments | None) -> Iterator[BindingStep]:
+        """What each parameter and statement of a body binds a name to, in order (see `fold_bindings`)."""
         if args is not None:
             for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs):
                 cls = _annotation_class(arg.annotation)
                 if cls:
-                    out[arg.arg] = (cls, "annotation", arg.lineno)
+                    yield arg.arg, (cls, "annotation", arg.lineno), True, False
         for stmt in _iter_block(body):
             for name, call in _bound_calls(stmt, self.walrus):
                 callee = _callee(call)
-                if callee and out.get(name, ("", ""))[1] != "annotation":
-                    out[name] = (callee, "assign", call.lineno)
-                    if class_like(callee):   # a construction, used or only passed on
-                        self.instantiated.add((callee, call.lineno))
+                if callee:   # (a construction, used or only passed on, when the name takes it)
+                    yield name, (callee, "assign", call.lineno), False, class_like(callee)
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
                 cls = _annotation_class(stmt.annotation)
                 if cls:
-                    out[stmt.target.id] = (cls, "annotation", stmt.lineno)
+                    yield stmt.target.id, (cls, "annotation", stmt.lineno), True, False
             elif isinstance(stmt, (ast.With, ast.AsyncWith)):
                 for item in stmt.items:
                     if isinstance(item.optional_vars, ast.Name) and isinstance(item.context_expr, ast.Call):
                         callee = _callee(item.context_expr)
                         if callee:
-                            out[item.optional_vars.id] = (callee, "assign", stmt.lineno)
-        return out
+                            yield item.optional_vars.id, (callee, "assign", stmt.lineno), True, False
 
     def _self_bindings(self, node: ast.ClassDef) -> dict[str, tuple[str, int]]:
         out: dict[str, tuple[str, int]] = {}
@@ -399,12 +399,12 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 if node.id in scope.bindings:
                     callee, kind, line = scope.bindings[node.id]
                     if kind == "assign":
-                        self.instantiated.add((callee, line))
+                        self.tally.instantiated.add((callee, line))
                     return node.id, callee, kind
             module = self._module_bindings()
             if node.id in module:
                 callee, kind, _ = module[node.id]
-                self._module_reads.add(node.id)   # (its construction counts: `finish`)
+                self.tally.module_reads.add(node.id)   # (its construction counts: `finish`)
                 return node.id, callee, kind
             if class_like(node.id):
                 return node.id, node.id, "class"
@@ -415,7 +415,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             if isinstance(node.value, ast.Name) and node.value.id == "self" and ctx.cls is not None:
                 bound = ctx.cls.self_bindings.get(node.attr)
                 if bound:
-                    self.instantiated.add(bound)
+                    self.tally.instantiated.add(bound)
                     return f"self.{node.attr}", bound[0], "self_attr"
                 if node.attr in self.receiver_names:
                     return f"self.{node.attr}", None, "name"
@@ -428,7 +428,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if isinstance(node, ast.Call):
             made_of = _callee(node)
             if made_of:
-                self.instantiated.add((made_of, node.lineno))
+                self.tally.instantiated.add((made_of, node.lineno))
                 return f"{made_of}(...)", made_of, "assign"
         return None
 
@@ -603,7 +603,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             for _, call in _bound_calls(stmt, self.walrus):
                 callee = _callee(call)
                 if class_like(callee):
-                    self.instantiated.add((callee, call.lineno))
+                    self.tally.instantiated.add((callee, call.lineno))
         if self.dispatch_tables and value is not None and len(targets) == 1:
             target = targets[0]
             name = last_name(target)
@@ -633,7 +633,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
                 text = str_value(value)
                 if (ctx.cls is None and text is not None and self.profile.is_code(text)
                         and _CONSTANT_NAME.match(target.id)):
-                    self.constants.append((target.id, stmt.lineno, value.lineno, value.col_offset, text))
+                    self.tally.constants.append((target.id, stmt.lineno, value.lineno, value.col_offset, text))
                     return
             elif isinstance(target, ast.Subscript):
                 table = dotted_name(target.value)
@@ -695,7 +695,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             made = _constructed(value)
             made_of = _callee(made) if made is not None else None
             if made is not None and class_like(made_of):   # `return ReplyBuilder(...)`: a construction too
-                self.instantiated.add((made_of, made.lineno))
+                self.tally.instantiated.add((made_of, made.lineno))
         fn = ctx.function
         if fn is None:
             return
@@ -993,26 +993,19 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
     # ------------------------------------------------------------- constants
     def _finish_constants(self) -> None:
         """Module constants holding codes form a registry when there are enough of them."""
-        if not self.constants:
+        constants = self.tally.constants
+        if not constants:
             return
-        if len(self.constants) >= self.registries.min_codes:
+        if len(constants) >= self.registries.min_codes:
             from .model import CodeDef
 
-            codes = [CodeDef(code=text, line=line, attr=name) for name, line, _, _, text in self.constants]
+            codes = [CodeDef(code=text, line=line, attr=name) for name, line, _, _, text in constants]
             self.facts.registries.append(RegistryFact(name="(module constants)", line=codes[0].line,
                                                       style="constants", codes=codes))
         else:
-            for _name, _line, value_line, value_col, text in self.constants:   # a constant is a definition: where
+            for _name, _line, value_line, value_col, text in constants:   # a constant is a definition: where
                 self.facts.code_literals.append(CodeLiteral(text, value_line, value_col, None,  # it goes decides
                                                             at_position=False))
-
-
-def top_level_functions(body: list[ast.stmt]) -> tuple[list[str], dict[str, list[str]]]:
-    """The names of the functions BODY defines (in order, a name again when defined again) and their parameters
-    (as `signature` lists them; the last definition's)."""
-    defs = [s for s in body if isinstance(s, FUNCTIONS)]
-    return [s.name for s in defs], {s.name: [a.arg for a in (*s.args.posonlyargs, *s.args.args, *s.args.kwonlyargs)]
-                                    for s in defs}
 
 
 def _names_read(body: list[ast.stmt], reads_of: dict[int, frozenset[str]]) -> None:

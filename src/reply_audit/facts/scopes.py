@@ -1,5 +1,5 @@
-"""The scopes the walk keeps while it reads a module: the function and class it is in, and the context of a
-statement (enclosing tests, except clause, TYPE_CHECKING)."""
+"""The scopes the walk keeps while it reads a module: the function and class it is in, the context of a
+statement (enclosing tests, except clause, TYPE_CHECKING), and the tally it keeps besides the facts' lists."""
 
 from __future__ import annotations
 
@@ -104,3 +104,24 @@ class _Ctx:
     @property
     def function(self) -> _Function | None:
         return self.functions[-1] if self.functions else None
+
+
+@record(slots=True)
+class Tally:
+    """What the statements read so far add up to, besides the facts' lists; made into facts when the file is
+    done (`FactsExtractor.finish`). Lines are the file's."""
+
+    instantiated: set[tuple[str, int]] = field(default_factory=set)   # (class, line) of each construction
+    position_refs: set[str] = field(default_factory=set)   # `ErrorCodes.X` where a code goes
+    module_reads: set[str] = field(default_factory=set)    # names a receiver was resolved by in the module's bindings
+    module_touched: bool = False                            # the module's bindings were looked in
+    # (name, line, value's line, value's column, code) of each module constant holding a code
+    constants: list[tuple[str, int, int, int, str]] = field(default_factory=list)
+
+    def add(self, other: Tally) -> None:
+        """Take in what OTHER (statements read after these) adds up to."""
+        self.instantiated |= other.instantiated
+        self.position_refs |= other.position_refs
+        self.module_reads |= other.module_reads
+        self.module_touched = self.module_touched or other.module_touched
+        self.constants += other.constants

@@ -1,0 +1,139 @@
+"""A module's source cut into its top-level statements by their text alone, without parsing it, and each piece
+parsed on its own where it sits.
+
+A piece starts at a line that begins in column 0 with something that can open a statement (not a space, a
+comment, a closing bracket, a backslash, or a clause of the statement before: `else`, `elif`, `except`,
+`finally`), and runs to the next such line; the comments and blank lines after a statement go with it, and
+decorators with the definition under them. The cut may fall inside a string or a bracket (a line of a
+triple-quoted string in column 0): then the piece before it does not parse on its own, since it stops inside
+that string or bracket, so a caller who parses every piece and finds one that fails reads the whole file instead.
+When every piece parses, each is one or more whole top-level statements of the module, and Python's tree of the
+file is theirs, in order: the tokenizer is at the top level, outside every bracket and string, at each cut.
+
+`pieces` declines (None) the files where a piece could read differently on its own: a coding declaration or a
+future import that changes the grammar (`barry_as_FLUFL`), a lone carriage return, a NUL byte.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Container
+
+from ..record_class import record
+
+# a line that may open a top-level statement (`^` follows a `\n`: files with a lone `\r` are declined)
+_OPENS = re.compile(rb"^(?=[^\s#)\]}\\])(?!(?:else|elif|except|finally)\b)", re.MULTILINE)
+_DECORATOR = b"@"
+_TRIPLE = re.compile(rb"\"\"\"|'''")
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]")   # as the tokenizer finds a declaration (PEP 263)
+
+
+@record(frozen=True, slots=True)
+class Piece:
+    """Lines FIRST to LAST (from 1) of a module, bytes START to END: one or more whole top-level statements."""
+
+    first: int
+    last: int
+    start: int
+    end: int
+
+
+def pieces(source: bytes) -> list[Piece] | None:
+    """SOURCE's pieces, in order, covering every byte; None when the file is read whole (see the docstring)."""
+    if not source or b"\r" in source.replace(b"\r\n", b"") or b"\x00" in source or b"barry_as_FLUFL" in source:
+        return None
+    head = source.split(b"\n", 2)[:2]
+    if any(_CODING.search(line) for line in head):
+        return None
+    starts = [0]
+    # the current piece is so far decorators, waiting for their definition
+    decorators_only = source.removeprefix(b"\xef\xbb\xbf").startswith(_DECORATOR)
+    strings = _long_strings(source)
+    inside = 0   # the long strings that end before the current line are passed
+    for match in _OPENS.finditer(source):
+        at = match.start()
+        if at == 0:
+            continue
+        while inside < len(strings) and strings[inside][1] <= at:
+            inside += 1
+        if inside < len(strings) and strings[inside][0] < at:
+            continue   # a line of a triple-quoted string
+        opens_decorator = source.startswith(_DECORATOR, at)
+        if decorators_only:
+            decorators_only = opens_decorator   # a definition (or anything else) ends the run of decorators
+            continue
+        starts.append(at)
+        decorators_only = opens_decorator
+    out: list[Piece] = []
+    line = 1
+    ends = [*starts[1:], len(source)]
+    for start, end in zip(starts, ends):
+        lines = source.count(b"\n", start, end)
+        out.append(Piece(line, line + lines - (1 if source[end - 1] == 0x0A else 0), start, end))
+        line += lines
+    return out
+
+
+def _long_strings(source: bytes) -> list[tuple[int, int]]:
+    """The (start, end) bytes of what look like triple-quoted strings: each `\"\"\"` or `'''` opens one, the next of
+    the same kind closes it. A guess (a triple quote inside a comment or a short string misleads it), which
+    only decides where to cut: a cut inside a string makes a piece that does not parse."""
+    spans = []
+    opened, kind = -1, b""
+    for match in _TRIPLE.finditer(source):
+        if opened < 0:
+            opened, kind = match.start(), match.group()
+        elif match.group() == kind:
+            spans.append((opened, match.end()))
+            opened = -1
+    if opened >= 0:
+        spans.append((opened, len(source)))
+    return spans
+
+
+def joined(first: Piece, last: Piece) -> Piece:
+    """The piece from FIRST to LAST, both included."""
+    return Piece(first.first, last.last, first.start, last.end)
+
+
+def parsed(source: bytes, piece: Piece, path: str) -> list[ast.stmt] | None:
+    """PIECE's statements, parsed on their own with their lines in the file (blank lines stand in for those
+    above it), or None when it does not parse on its own."""
+    text = b"\n" * (piece.first - 1) + source[piece.start:piece.end]
+    try:
+        tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError, OverflowError):
+        return None
+    assert isinstance(tree, ast.Module)
+    return tree.body
+
+
+JOINS = 40   # pieces a piece that does not parse alone is joined with, at most, before the file is read whole
+
+
+def statements(source: bytes, path: str, digest: Callable[[bytes], bytes], known: Container[bytes]) \
+        -> list[tuple[Piece, bytes, list[ast.stmt] | None]] | None:
+    """SOURCE as pieces that each parse alone: (piece, DIGEST of its bytes, its statements), the statements None
+    for a piece whose digest is KNOWN (it parsed alone before). A piece that does not parse alone is joined with
+    the next until it does (a module docstring's lines in column 0, a list written in column 0); None when one
+    still does not after `JOINS` (a syntax error), or when `pieces` declines the file."""
+    proposed = pieces(source)
+    if proposed is None:
+        return None
+    out: list[tuple[Piece, bytes, list[ast.stmt] | None]] = []
+    i = 0
+    while i < len(proposed):
+        piece, j = proposed[i], i
+        while True:
+            key = digest(source[piece.start:piece.end])
+            body = None if key in known else parsed(source, piece, path)
+            if key in known or body is not None:
+                out.append((piece, key, body))
+                break
+            j += 1
+            if j == len(proposed) or j - i > JOINS:
+                return None
+            piece = joined(piece, proposed[j])
+        i = j + 1
+    return out

@@ -1,0 +1,213 @@
+"""The facts of one version of a file from the top-level statements it shares with versions read before (`history`
+reads every version of every file, and most of a new version is the old one).
+
+A version is cut into pieces of whole top-level statements (`top_level`); a piece whose bytes were parsed
+before is not parsed again. What a piece says to the rest of the module (the names and import aliases it binds,
+what its statements bind to calls, its functions, a main guard) is kept by its bytes. What reading it adds to
+the file's facts is kept by its bytes and by everything else that reading looks at (`_Reader._key`): the
+module's import aliases and bindings, the lines of the piece the probes found, the mapping tables defined
+above it, whether statements follow it, and the file-wide switches the extractor reads. A piece kept is moved
+to its new lines (`relocate`); one whose records cite lines outside it (the module's bindings, read at the end
+instead), a safety decorator's definition (its text cites a line) or one that adds entries to a mapping table
+of another piece is read anew every time. The file's facts are the same as a fresh extraction's: the tests
+and `benchmarks/` compare the two on every version of real histories.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from ..record_class import record
+from .expressions import BindingStep, _is_main_guard, _module_names, fold_bindings, top_level_functions
+from .model import FileFacts, MappingFact
+from .relocate import OutsideTheStatement, Within, moved
+from .scopes import Tally
+from .top_level import Piece, parsed, statements
+
+# the lists of FileFacts that reading a statement appends to (all but wrappers are moved)
+LISTS = ("registries", "mappings", "builders", "factories", "calls", "handlers", "registrations", "code_literals",
+         "imports", "message_uses", "envelopes", "wrappers")
+KEPT_PIECES = 20_000   # pieces kept (both kinds): cleared when full (versions come in order)
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+class PieceExtractor(Protocol):
+    """What a reader of pieces asks of the extractor (`FactsExtractor`): its steps, and the state they keep."""
+
+    facts: FileFacts
+    tally: Tally
+    hot_lines: list[int]
+    mapping_by_name: dict[str, MappingFact]
+    want_codes: bool
+    want_calls: bool
+    want_messages: bool
+    walrus: bool
+
+    def begin(self, source: bytes, facts: FileFacts) -> None: ...
+
+    def module_context(self, body: list[ast.stmt] | None, names: set[str], aliases: dict[str, str],
+                       bindings: dict[str, tuple[str, str, int]] | None = None,
+                       constructions: set[tuple[str, int]] | None = None) -> None: ...
+
+    def read_part(self, body: list[ast.stmt], more_after: bool) -> None: ...
+
+    def finish(self, script: bool, functions: list[str], params: dict[str, list[str]]) -> None: ...
+
+    def binding_steps(self, body: list[ast.stmt], args: ast.arguments | None) -> Iterator[BindingStep]: ...
+
+
+@record(slots=True)
+class _Said:
+    """What a piece says to the rest of its module, its lines counted from its first (1)."""
+
+    names: set[str]
+    aliases: dict[str, str]
+    steps: list[BindingStep]   # in order, for `fold_bindings`
+    script: bool
+    functions: list[str]
+    params: dict[str, list[str]]
+
+
+@record(slots=True)
+class _Added:
+    """What reading a piece added to the file's facts, its lines counted from its first (1), its call indexes
+    from its first call (0)."""
+
+    lists: dict[str, list[Any]]
+    tally: Tally
+
+
+class VersionReader:
+    """Reads versions of files with one extractor (`FactsExtractor(..., across_versions=True)`), keeping what
+    each piece said and added."""
+
+    def __init__(self, extractor: PieceExtractor) -> None:
+        self.extractor = extractor
+        self.said: dict[bytes, _Said] = {}
+        self.added: dict[bytes, _Added] = {}
+        self.pieces_read = 0      # pieces read anew (for tests and benchmarks)
+        self.pieces_kept = 0      # pieces whose facts were moved from an earlier version
+
+    def read(self, source: bytes, facts: FileFacts, path: str) -> bool:
+        """Fill FACTS with SOURCE's facts, as `FactsExtractor.extract` would; False when the file is to be read
+        whole instead (it cannot be cut into pieces that parse alone): FACTS may then be partly filled, and is
+        dropped."""
+        if len(self.said) > KEPT_PIECES or len(self.added) > KEPT_PIECES:
+            self.said.clear()
+            self.added.clear()
+        found = statements(source, path, _digest, self.said)
+        if found is None:
+            return False
+        ex = self.extractor
+        ex.begin(source, facts)
+        # every tree read stays alive until the file is done: the extractor keeps nodes by their ids
+        alive = [body for _, _, body in found if body is not None]
+        for piece, key, body in found:
+            if body is not None and key not in self.said:
+                self.said[key] = self._said(body, piece)
+        said = [self.said[key] for _, key, _ in found]
+        names: set[str] = set()
+        aliases: dict[str, str] = {}
+        steps: list[BindingStep] = []
+        for (piece, _, _), one in zip(found, said):
+            names |= one.names
+            aliases.update(one.aliases)
+            lines = piece.first - 1
+            steps += [(name, (callee, kind, line + lines), always, made)
+                      for name, (callee, kind, line), always, made in one.steps]
+        constructions: set[tuple[str, int]] = set()
+        bindings = fold_bindings(steps, constructions)
+        ex.module_context(None, names, aliases, bindings, constructions)
+        context = repr((ex.want_codes, ex.want_calls, ex.want_messages, ex.walrus, b"yield" in source,
+                        sorted(aliases.items()), sorted((k, v[0], v[1]) for k, v in bindings.items()))).encode()
+        last = len(found) - 1
+        for i, (piece, key, body) in enumerate(found):
+            more_after = i < last
+            added_key = self._key(context, key, piece, more_after)
+            kept = self.added.get(added_key)
+            if kept is not None:
+                self._replay(kept, piece)
+                self.pieces_kept += 1
+                continue
+            if body is None:   # (its bytes parsed alone before, so they do again)
+                body = parsed(source, piece, path)
+                if body is None:
+                    return False
+                alive.append(body)
+            self._read_anew(body, piece, more_after, added_key)
+            self.pieces_read += 1
+        params: dict[str, list[str]] = {}
+        for one in said:
+            params.update(one.params)
+        ex.finish(any(one.script for one in said), [f for one in said for f in one.functions], params)
+        return True
+
+    def _said(self, body: list[ast.stmt], piece: Piece) -> _Said:
+        names, aliases = _module_names(body)
+        lines = piece.first - 1
+        steps = [(name, (callee, kind, line - lines), always, made)
+                 for name, (callee, kind, line), always, made in self.extractor.binding_steps(body, None)]
+        functions, params = top_level_functions(body)
+        return _Said(names, aliases, steps, any(_is_main_guard(s) for s in body), functions, params)
+
+    def _key(self, context: bytes, key: bytes, piece: Piece, more_after: bool) -> bytes:
+        ex = self.extractor
+        hot = ex.hot_lines
+        lines = piece.first - 1
+        spots = [h - lines for h in hot[bisect_left(hot, piece.first):bisect_right(hot, piece.last)]]
+        tables = sorted(ex.mapping_by_name)
+        return _digest(b"\0".join([context, key, repr((more_after, spots, tables)).encode()]))
+
+    def _read_anew(self, body: list[ast.stmt], piece: Piece, more_after: bool, added_key: bytes) -> None:
+        ex = self.extractor
+        facts = ex.facts
+        before = {name: len(getattr(facts, name)) for name in LISTS}
+        entries = {name: len(m.entries) for name, m in ex.mapping_by_name.items()}
+        tally, ex.tally = ex.tally, Tally()
+        try:
+            ex.read_part(body, more_after)
+            added = _Added({name: getattr(facts, name)[before[name]:] for name in LISTS}, ex.tally)
+        finally:
+            tally.add(ex.tally)
+            ex.tally = tally
+        if added.lists["wrappers"] or any(len(ex.mapping_by_name[name].entries) != n for name, n in entries.items()):
+            return   # a safety decorator cites lines in its text; entries added to another piece's table
+        try:
+            self.added[added_key] = _moved(added, -(piece.first - 1), -before["calls"],
+                                           Within(piece.last - piece.first + 1, len(added.lists["calls"])))
+        except OutsideTheStatement:
+            return
+
+    def _replay(self, kept: _Added, piece: Piece) -> None:
+        ex = self.extractor
+        facts = ex.facts
+        here = _moved(kept, piece.first - 1, len(facts.calls))
+        for name in LISTS:
+            getattr(facts, name).extend(here.lists[name])
+        for mapping in here.lists["mappings"]:
+            ex.mapping_by_name[mapping.name] = mapping
+        ex.tally.add(here.tally)
+
+
+def _moved(added: _Added, lines: int, calls: int, within: Within | None = None) -> _Added:
+    """ADDED moved LINES lines and CALLS calls on (WITHIN: checked to stay inside its piece)."""
+    last = within.last_line if within is not None else None
+
+    def line(n: int) -> int:
+        n += lines
+        if last is not None and not 1 <= n <= last:
+            raise OutsideTheStatement(f"line {n} is outside lines 1 to {last}")
+        return n
+
+    tally = added.tally
+    return _Added({name: [moved(r, lines, calls, within) for r in records] for name, records in added.lists.items()},
+                  Tally({(callee, line(n)) for callee, n in tally.instantiated}, set(tally.position_refs),
+                        set(tally.module_reads), tally.module_touched,
+                        [(name, line(n), line(v), col, text) for name, n, v, col, text in tally.constants]))
