@@ -160,8 +160,12 @@ class _BlobFacts:
         self.done: dict[str, FileFacts] = {}
         self.extractor = FactsExtractor(profile, across_versions=True)
         self.next_chunk = 0
-        self.flight: list[tuple[list[str], list[Future[list[FileFacts]]]]] = []
-        self.pool: ProcessPoolExecutor | None = None   # started for the first blob the cache does not hold
+        self.flight: list[tuple[list[str], list[tuple[list[int], Future[list[FileFacts]]]]]] = []
+        # one process per worker, started for the first blob the cache does not hold, so that each path's versions
+        # go on to the worker that read its last one (`_assign`)
+        self.pools: list[ProcessPoolExecutor] | None = None
+        self.owner: dict[str, int] = {}          # path -> the worker that reads its versions
+        self.load = [0] * self.wanted            # bytes sent to each worker
 
     def _submit(self) -> bool:
         from concurrent.futures import ProcessPoolExecutor
@@ -176,12 +180,26 @@ class _BlobFacts:
         if not chunk:
             return True
         batch = self._batch(contents, chunk)
-        parts = [batch[i::self.wanted] for i in range(self.wanted)]
-        if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=self.wanted, initializer=_init,
-                                            initargs=pool_initargs(self.profile, self.cache, across_versions=True))
-        self.flight.append((chunk, [self.pool.submit(_extract, part) for part in parts]))
+        if self.pools is None:
+            initargs = pool_initargs(self.profile, self.cache, across_versions=True)
+            self.pools = [ProcessPoolExecutor(max_workers=1, initializer=_init, initargs=initargs)
+                          for _ in range(self.wanted)]
+        self.flight.append((chunk, [(part, self.pools[w].submit(_extract, [batch[i] for i in part]))
+                                    for w, part in enumerate(self._assign(batch)) if part]))
         return True
+
+    def _assign(self, batch: list[tuple[str, bytes]]) -> list[list[int]]:
+        """The positions in BATCH each worker reads: a version goes to the worker that read its path's first one,
+        which keeps the statements the versions share (`facts.versions`); a path not seen yet goes to the worker
+        sent the fewest bytes so far."""
+        parts: list[list[int]] = [[] for _ in range(self.wanted)]
+        for i, (path, source) in enumerate(batch):
+            worker = self.owner.get(path)
+            if worker is None:
+                worker = self.owner[path] = min(range(self.wanted), key=self.load.__getitem__)
+            self.load[worker] += len(source)
+            parts[worker].append(i)
+        return parts
 
     def _batch(self, contents: dict[str, bytes], chunk: list[str]) -> list[tuple[str, bytes]]:
         """Each blob of CHUNK as the (path, bytes) it is parsed as: the path it was first seen at."""
@@ -208,8 +226,9 @@ class _BlobFacts:
     def _collect(self) -> None:
         chunk, futures = self.flight.pop(0)
         results: list[Any] = [None] * len(chunk)
-        for i, future in enumerate(futures):          # many blobs share a path: placed by position
-            results[i::self.wanted] = future.result()
+        for part, future in futures:          # many blobs share a path: placed by position
+            for i, facts in zip(part, future.result()):
+                results[i] = facts
         self.done.update(zip(chunk, results))   # (the workers kept them in the cache)
         if self.progress:
             self.progress("parsing blobs", len(self.done), len(self.order))
@@ -237,8 +256,8 @@ class _BlobFacts:
         return self.done[blob]
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+        for pool in self.pools or []:
+            pool.shutdown(cancel_futures=True)
 
 
 def _row(profile: Profile, facts: list[FileFacts], tooling: dict[str, object], modules: ModuleMap | None = None) \

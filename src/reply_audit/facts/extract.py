@@ -230,6 +230,29 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
             if self.want_calls and self.function_names.globs else set()
         self._block(body, _Ctx(), more_after)
 
+    def read_alone(self, body: list[ast.stmt], text: bytes, spots: list[int], more_after: bool) \
+            -> tuple[FileFacts, Tally] | None:
+        """Read top-level statements of the file parsed alone from TEXT, their lines counted from its first, as
+        `read_part` would in the file, into facts and a tally of their own (lines counted from TEXT's first, call
+        indexes from 0); SPOTS are the lines of TEXT the file's probes found. None when reading them alone cannot
+        say what reading them in the file does: they define the safety decorator (its text cites lines) or add
+        entries to a mapping table defined above them."""
+        kept = (self.facts, self.source, self._lines, self._coding, self.hot_lines, self.tally, self.mapping_by_name)
+        above = {name: MappingFact(name=m.name, line=m.line) for name, m in self.mapping_by_name.items()}
+        self.facts = FileFacts(path=kept[0].path, is_test=kept[0].is_test)
+        # (the file has no coding declaration: `facts.top_level` reads no piece of one that has)
+        self.source, self._lines, self._coding, self.hot_lines, self.tally = text, None, b"", spots, Tally()
+        self.mapping_by_name = dict(above)
+        try:
+            self.read_part(body, more_after)
+            alone = self.facts, self.tally
+        finally:
+            (self.facts, self.source, self._lines, self._coding, self.hot_lines, self.tally,
+             self.mapping_by_name) = kept
+        if alone[0].wrappers or any(m.entries for m in above.values()):
+            return None
+        return alone
+
     def finish(self, script: bool, functions: list[str], params: dict[str, list[str]]) -> None:
         """The module-wide facts, once every statement is read: SCRIPT (a main guard at top level), the names of
         the top-level FUNCTIONS (a name twice when defined twice) and their PARAMS."""

@@ -10,8 +10,9 @@ that string or bracket, so a caller who parses every piece and finds one that fa
 When every piece parses, each is one or more whole top-level statements of the module, and Python's tree of the
 file is theirs, in order: the tokenizer is at the top level, outside every bracket and string, at each cut.
 
-`pieces` declines (None) the files where a piece could read differently on its own: a coding declaration or a
-future import that changes the grammar (`barry_as_FLUFL`), a lone carriage return, a NUL byte.
+`pieces` declines (None) the files where a piece could read differently on its own: a coding declaration (in
+the file's first two lines, or in a piece's, where a piece parsed alone would take it for one), a future import
+that changes the grammar (`barry_as_FLUFL`), a lone carriage return, a NUL byte.
 """
 
 from __future__ import annotations
@@ -23,10 +24,13 @@ from collections.abc import Callable, Container
 from ..record_class import record
 
 # a line that may open a top-level statement (`^` follows a `\n`: files with a lone `\r` are declined)
-_OPENS = re.compile(rb"^(?=[^\s#)\]}\\])(?!(?:else|elif|except|finally)\b)", re.MULTILINE)
+_OPENS = re.compile(rb"\n(?=[^\s#)\]}\\])(?!(?:else|elif|except|finally)\b)")   # (the line after the `\n`)
 _DECORATOR = b"@"
-_TRIPLE = re.compile(rb"\"\"\"|'''")
-_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]")   # as the tokenizer finds a declaration (PEP 263)
+# a line the tokenizer would take for a coding declaration, were it the first or second of a file (PEP 263),
+# matched from the line's start; found from the words it ends with
+_CODING = re.compile(rb"[ \t\f]*#.*?coding[:=]")
+_CODING_WORD = re.compile(rb"coding[:=]")
+_TRIPLES = (b'"""', b"'''")
 
 
 @record(frozen=True, slots=True)
@@ -43,18 +47,14 @@ def pieces(source: bytes) -> list[Piece] | None:
     """SOURCE's pieces, in order, covering every byte; None when the file is read whole (see the docstring)."""
     if not source or b"\r" in source.replace(b"\r\n", b"") or b"\x00" in source or b"barry_as_FLUFL" in source:
         return None
-    head = source.split(b"\n", 2)[:2]
-    if any(_CODING.search(line) for line in head):
-        return None
     starts = [0]
-    # the current piece is so far decorators, waiting for their definition
+    # the piece is so far decorators, waiting for their definition (a byte order mark opens the first: it stays
+    # with it, at line 1, where Python reads it)
     decorators_only = source.removeprefix(b"\xef\xbb\xbf").startswith(_DECORATOR)
     strings = _long_strings(source)
     inside = 0   # the long strings that end before the current line are passed
     for match in _OPENS.finditer(source):
-        at = match.start()
-        if at == 0:
-            continue
+        at = match.end()
         while inside < len(strings) and strings[inside][1] <= at:
             inside += 1
         if inside < len(strings) and strings[inside][0] < at:
@@ -65,6 +65,10 @@ def pieces(source: bytes) -> list[Piece] | None:
             continue
         starts.append(at)
         decorators_only = opens_decorator
+    declared = {line for m in _CODING_WORD.finditer(source)
+                if _CODING.match(source, line := source.rfind(b"\n", 0, m.start()) + 1)}
+    if declared and any(start in declared or source.find(b"\n", start) + 1 in declared for start in starts):
+        return None   # a piece parsed alone would take it for its coding declaration
     out: list[Piece] = []
     line = 1
     ends = [*starts[1:], len(source)]
@@ -79,13 +83,14 @@ def _long_strings(source: bytes) -> list[tuple[int, int]]:
     """The (start, end) bytes of what look like triple-quoted strings: each `\"\"\"` or `'''` opens one, the next of
     the same kind closes it. A guess (a triple quote inside a comment or a short string misleads it), which
     only decides where to cut: a cut inside a string makes a piece that does not parse."""
+    found = sorted((m.start(), kind) for kind in _TRIPLES for m in re.finditer(re.escape(kind), source))
     spans = []
     opened, kind = -1, b""
-    for match in _TRIPLE.finditer(source):
+    for at, which in found:
         if opened < 0:
-            opened, kind = match.start(), match.group()
-        elif match.group() == kind:
-            spans.append((opened, match.end()))
+            opened, kind = at, which
+        elif which == kind and at >= opened + 3:
+            spans.append((opened, at + 3))
             opened = -1
     if opened >= 0:
         spans.append((opened, len(source)))
@@ -97,10 +102,12 @@ def joined(first: Piece, last: Piece) -> Piece:
     return Piece(first.first, last.last, first.start, last.end)
 
 
-def parsed(source: bytes, piece: Piece, path: str) -> list[ast.stmt] | None:
-    """PIECE's statements, parsed on their own with their lines in the file (blank lines stand in for those
-    above it), or None when it does not parse on its own."""
-    text = b"\n" * (piece.first - 1) + source[piece.start:piece.end]
+def parsed(source: bytes, piece: Piece, path: str, in_place: bool = False) -> list[ast.stmt] | None:
+    """PIECE's statements parsed on their own, their lines counted from its first (IN_PLACE: the file's, blank lines
+    standing in for those above it), or None when it does not parse on its own."""
+    text = source[piece.start:piece.end]
+    if in_place:
+        text = b"\n" * (piece.first - 1) + text
     try:
         tree = compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError, OverflowError):
@@ -114,7 +121,8 @@ JOINS = 40   # pieces a piece that does not parse alone is joined with, at most,
 
 def statements(source: bytes, path: str, digest: Callable[[bytes], bytes], known: Container[bytes]) \
         -> list[tuple[Piece, bytes, list[ast.stmt] | None]] | None:
-    """SOURCE as pieces that each parse alone: (piece, DIGEST of its bytes, its statements), the statements None
+    """SOURCE as pieces that each parse alone: (piece, DIGEST of its bytes, its statements, their lines counted
+    from the piece's first), the statements None
     for a piece whose digest is KNOWN (it parsed alone before). A piece that does not parse alone is joined with
     the next until it does (a module docstring's lines in column 0, a list written in column 0); None when one
     still does not after `JOINS` (a syntax error), or when `pieces` declines the file."""

@@ -58,6 +58,9 @@ class PieceExtractor(Protocol):
 
     def read_part(self, body: list[ast.stmt], more_after: bool) -> None: ...
 
+    def read_alone(self, body: list[ast.stmt], text: bytes, spots: list[int], more_after: bool) \
+        -> tuple[FileFacts, Tally] | None: ...
+
     def finish(self, script: bool, functions: list[str], params: dict[str, list[str]]) -> None: ...
 
     def binding_steps(self, body: list[ast.stmt], args: ast.arguments | None) -> Iterator[BindingStep]: ...
@@ -109,9 +112,9 @@ class VersionReader:
         ex.begin(source, facts)
         # every tree read stays alive until the file is done: the extractor keeps nodes by their ids
         alive = [body for _, _, body in found if body is not None]
-        for piece, key, body in found:
+        for _, key, body in found:
             if body is not None and key not in self.said:
-                self.said[key] = self._said(body, piece)
+                self.said[key] = self._said(body)
         said = [self.said[key] for _, key, _ in found]
         names: set[str] = set()
         aliases: dict[str, str] = {}
@@ -130,60 +133,63 @@ class VersionReader:
         last = len(found) - 1
         for i, (piece, key, body) in enumerate(found):
             more_after = i < last
-            added_key = self._key(context, key, piece, more_after)
+            spots = self._spots(piece)
+            added_key = _digest(b"\0".join([context, key, repr((more_after, spots, sorted(ex.mapping_by_name)))
+                                            .encode()]))
             kept = self.added.get(added_key)
-            if kept is not None:
-                self._replay(kept, piece)
+            if kept is None:
+                if body is None:   # (its bytes parsed alone before, so they do again)
+                    body = parsed(source, piece, path)
+                    if body is None:
+                        return False
+                    alive.append(body)
+                self.pieces_read += 1
+                kept = self._read_alone(body, source[piece.start:piece.end], spots, piece, more_after)
+                if kept is None:   # read where it is, and not kept
+                    body = parsed(source, piece, path, in_place=True)
+                    if body is None:
+                        return False
+                    alive.append(body)
+                    self._read_in_place(body, more_after)
+                    continue
+                self.added[added_key] = kept
+            else:
                 self.pieces_kept += 1
-                continue
-            if body is None:   # (its bytes parsed alone before, so they do again)
-                body = parsed(source, piece, path)
-                if body is None:
-                    return False
-                alive.append(body)
-            self._read_anew(body, piece, more_after, added_key)
-            self.pieces_read += 1
+            self._replay(kept, piece)
         params: dict[str, list[str]] = {}
         for one in said:
             params.update(one.params)
         ex.finish(any(one.script for one in said), [f for one in said for f in one.functions], params)
         return True
 
-    def _said(self, body: list[ast.stmt], piece: Piece) -> _Said:
+    def _said(self, body: list[ast.stmt]) -> _Said:
         names, aliases = _module_names(body)
-        lines = piece.first - 1
-        steps = [(name, (callee, kind, line - lines), always, made)
-                 for name, (callee, kind, line), always, made in self.extractor.binding_steps(body, None)]
+        steps = list(self.extractor.binding_steps(body, None))
         functions, params = top_level_functions(body)
         return _Said(names, aliases, steps, any(_is_main_guard(s) for s in body), functions, params)
 
-    def _key(self, context: bytes, key: bytes, piece: Piece, more_after: bool) -> bytes:
-        ex = self.extractor
-        hot = ex.hot_lines
+    def _spots(self, piece: Piece) -> list[int]:
+        """The lines of PIECE the file's probes found, counted from its first."""
+        hot = self.extractor.hot_lines
         lines = piece.first - 1
-        spots = [h - lines for h in hot[bisect_left(hot, piece.first):bisect_right(hot, piece.last)]]
-        tables = sorted(ex.mapping_by_name)
-        return _digest(b"\0".join([context, key, repr((more_after, spots, tables)).encode()]))
+        return [h - lines for h in hot[bisect_left(hot, piece.first):bisect_right(hot, piece.last)]]
 
-    def _read_anew(self, body: list[ast.stmt], piece: Piece, more_after: bool, added_key: bytes) -> None:
-        ex = self.extractor
-        facts = ex.facts
-        before = {name: len(getattr(facts, name)) for name in LISTS}
-        entries = {name: len(m.entries) for name, m in ex.mapping_by_name.items()}
-        tally, ex.tally = ex.tally, Tally()
-        try:
-            ex.read_part(body, more_after)
-            added = _Added({name: getattr(facts, name)[before[name]:] for name in LISTS}, ex.tally)
-        finally:
-            tally.add(ex.tally)
-            ex.tally = tally
-        if added.lists["wrappers"] or any(len(ex.mapping_by_name[name].entries) != n for name, n in entries.items()):
-            return   # a safety decorator cites lines in its text; entries added to another piece's table
-        try:
-            self.added[added_key] = _moved(added, -(piece.first - 1), -before["calls"],
-                                           Within(piece.last - piece.first + 1, len(added.lists["calls"])))
+    def _read_alone(self, body: list[ast.stmt], text: bytes, spots: list[int], piece: Piece, more_after: bool) \
+            -> _Added | None:
+        """What reading a piece adds, its lines counted from its first; None when it must be read in place."""
+        alone = self.extractor.read_alone(body, text, spots, more_after)
+        if alone is None:
+            return None
+        facts, tally = alone
+        added = _Added({name: getattr(facts, name) for name in LISTS}, tally)
+        try:   # (a record citing a line outside its piece could not be moved with it)
+            return _moved(added, 0, 0, Within(piece.last - piece.first + 1, len(facts.calls)))
         except OutsideTheStatement:
-            return
+            return None
+
+    def _read_in_place(self, body: list[ast.stmt], more_after: bool) -> None:
+        """Read a piece parsed with the file's lines into the file's facts (what it adds is not kept)."""
+        self.extractor.read_part(body, more_after)
 
     def _replay(self, kept: _Added, piece: Piece) -> None:
         ex = self.extractor
