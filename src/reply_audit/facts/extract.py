@@ -77,7 +77,7 @@ from .model import (
 from .registrations_reader import RegistrationReader
 from .registries import RegistryReader, dotted_name, last_name, str_value
 from .result_shapes import ResultShapeReader
-from .scopes import Tally, _Class, _Ctx, _Function
+from .scopes import Looked, Tally, Watched, _Class, _Ctx, _Function
 from .signatures import read_wrapper
 from .versions import VersionReader
 from .walking import children, source_text, walk
@@ -231,24 +231,30 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         self._block(body, _Ctx(), more_after)
 
     def read_alone(self, body: list[ast.stmt], text: bytes, spots: list[int], more_after: bool) \
-            -> tuple[FileFacts, Tally] | None:
+            -> tuple[FileFacts, Tally, Looked] | None:
         """Read top-level statements of the file parsed alone from TEXT, their lines counted from its first, as
         `read_part` would in the file, into facts and a tally of their own (lines counted from TEXT's first, call
-        indexes from 0); SPOTS are the lines of TEXT the file's probes found. None when reading them alone cannot
-        say what reading them in the file does: they define the safety decorator (its text cites lines) or add
-        entries to a mapping table defined above them."""
-        kept = (self.facts, self.source, self._lines, self._coding, self.hot_lines, self.tally, self.mapping_by_name)
+        indexes from 0), and say which names of the module's context the reading looked up; SPOTS are the lines
+        of TEXT the file's probes found. None when reading them alone cannot say what reading them in the file
+        does: they define the safety decorator (its text cites lines) or add entries to a mapping table defined
+        above them."""
+        touched = self.tally.module_touched
+        bindings = self._module_bindings()   # (worked out now if need be: that is no reading's look-up)
+        self.tally.module_touched = touched
+        kept = (self.facts, self.source, self._lines, self._coding, self.hot_lines, self.tally, self.mapping_by_name,
+                self.aliases, self._module_map)
         above = {name: MappingFact(name=m.name, line=m.line) for name, m in self.mapping_by_name.items()}
+        looked = Looked(Watched(self.aliases), Watched(bindings), Watched(above))
         self.facts = FileFacts(path=kept[0].path, is_test=kept[0].is_test)
         # (the file has no coding declaration: `facts.top_level` reads no piece of one that has)
         self.source, self._lines, self._coding, self.hot_lines, self.tally = text, None, b"", spots, Tally()
-        self.mapping_by_name = dict(above)
+        self.aliases, self._module_map, self.mapping_by_name = looked.aliases, looked.bindings, looked.tables
         try:
             self.read_part(body, more_after)
-            alone = self.facts, self.tally
+            alone = self.facts, self.tally, looked
         finally:
-            (self.facts, self.source, self._lines, self._coding, self.hot_lines, self.tally,
-             self.mapping_by_name) = kept
+            (self.facts, self.source, self._lines, self._coding, self.hot_lines, self.tally, self.mapping_by_name,
+             self.aliases, self._module_map) = kept
         if alone[0].wrappers or any(m.entries for m in above.values()):
             return None
         return alone

@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import is_dataclass
 from functools import cache
-from operator import attrgetter
-from typing import Any, get_args, get_origin
+from typing import Any, cast, get_args, get_origin
 
 from ..record_class import record
 from .model import (
@@ -126,52 +125,53 @@ def _copied(value: Any) -> Any:
     return value
 
 
-Step = Callable[[Any, int, int, "Within | None"], Any]
-
-
 @cache
-def _mover(tp: type) -> Step:
-    """The copier of one record class, its plan worked out once."""
+def _mover(tp: type) -> Callable[[Any, int, int, Within | None], Any]:
+    """The copier of one record class: a function written for its fields, once (history moves hundreds of
+    thousands of records)."""
     if tp in UNMOVABLE:
         raise TypeError(f"{tp.__name__} cites its lines in its text: it is read anew, never moved")
-    steps: list[Step] = []
-    for name, ftype in _plan(tp):
+    env: dict[str, Any] = {"_tp": tp, "_line": _line, "_call": _call, "_copied": _copied}
+    parts = []
+    for i, (name, ftype) in enumerate(_plan(tp)):
         kind = LINES.get((tp, name))
         if kind is None and _holds_number(ftype) and (tp, name) not in NOT_LINES:
             raise TypeError(f"{tp.__name__}.{name} holds a number that relocate names neither a line nor not one")
-        steps.append(_step(attrgetter(name), ftype, kind))
+        parts.append(_expression(f"r.{name}", ftype, kind, env, f"_m{i}"))
+    code = f"def move(r, lines, calls, w):\n    return _tp({', '.join(parts)})\n"
+    exec(compile(code, f"<relocate {tp.__name__}>", "exec"), env)
+    return cast(Callable[[Any, int, int, "Within | None"], Any], env["move"])
 
-    def move(record: Any, lines: int, calls: int, within: Within | None) -> Any:
-        return tp(*[step(record, lines, calls, within) for step in steps])
-    return move
 
-
-def _step(get: Callable[[Any], Any], ftype: Any, kind: str | None) -> Step:
-    """How one field's value is carried into the copy."""
+def _expression(value: str, ftype: Any, kind: str | None, env: dict[str, Any], helper: str) -> str:
+    """The expression that carries one field's VALUE into the copy (`lines`, `calls` and `w`, the Within or None,
+    are the mover's parameters; v, k and x its scratch names)."""
     if kind == "line":   # 0 and None say "no line"
-        return lambda r, lines, _, w: _line(v, lines, w) if (v := get(r)) else v
+        return f"((v + lines if w is None else _line(v, lines, w)) if (v := {value}) else v)"
     if kind == "span":
-        return lambda r, lines, _, w: None if (v := get(r)) is None else \
-            [_line(v[0], lines, w), v[1], _line(v[2], lines, w), v[3]]
+        return (f"(None if (v := {value}) is None else [v[0] + lines, v[1], v[2] + lines, v[3]] if w is None "
+                f"else [_line(v[0], lines, w), v[1], _line(v[2], lines, w), v[3]])")
     if kind == "line_values":
-        return lambda r, lines, _, w: {k: _line(v, lines, w) for k, v in get(r).items()}
+        return f"{{k: (x + lines if w is None else _line(x, lines, w)) for k, x in {value}.items()}}"
     if kind == "line_pairs":
-        return lambda r, lines, _, w: {k: [v[0], _line(v[1], lines, w)] for k, v in get(r).items()}
+        return f"{{k: [x[0], (x[1] + lines if w is None else _line(x[1], lines, w))] for k, x in {value}.items()}}"
     if kind == "call_index":
-        return lambda r, _, calls, w: None if (v := get(r)) is None else _call(v + calls, w)
+        return f"(None if (v := {value}) is None else v + calls if w is None else _call(v + calls, w))"
     inner = _member(ftype)
     origin, args = get_origin(inner), get_args(inner)
     if isinstance(inner, type) and is_dataclass(inner):
-        return lambda r, lines, calls, w: None if (v := get(r)) is None else _mover(inner)(v, lines, calls, w)
+        env[helper] = _mover(inner)
+        return f"(None if (v := {value}) is None else {helper}(v, lines, calls, w))"
     if origin is list and args and isinstance(args[0], type) and is_dataclass(args[0]):
-        item = args[0]
-        return lambda r, lines, calls, w: [_mover(item)(v, lines, calls, w) for v in get(r)]
+        env[helper] = _mover(args[0])
+        return f"[{helper}(x, lines, calls, w) for x in {value}]"
     if origin is dict and len(args) == 2 and isinstance(args[1], type) and is_dataclass(args[1]):
-        member = args[1]
-        return lambda r, lines, calls, w: {k: _mover(member)(v, lines, calls, w) for k, v in get(r).items()}
+        env[helper] = _mover(args[1])
+        return f"{{k: {helper}(x, lines, calls, w) for k, x in {value}.items()}}"
     if origin in (list, dict):
-        return lambda r, *_: _copied(get(r))
-    return lambda r, *_: get(r)
+        flat = all(a in (str, int, bool, float) for a in args)   # a copy of the container is a copy of it all
+        return f"(None if (v := {value}) is None else v.copy())" if flat else f"_copied({value})"
+    return value
 
 
 def _call(index: int, within: Within | None) -> int:

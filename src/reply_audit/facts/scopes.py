@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 from dataclasses import field
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from ..record_class import record
 from .expressions import FUNCTIONS
@@ -125,3 +125,35 @@ class Tally:
         self.module_reads |= other.module_reads
         self.module_touched = self.module_touched or other.module_touched
         self.constants += other.constants
+
+
+class Watched(dict[str, Any]):
+    """A dict that notes every key looked up in it (`in`, `get`, `[]`): what a reading depended on."""
+
+    __slots__ = ("looked",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(data)
+        self.looked: set[str] = set()
+
+    def __contains__(self, key: object) -> bool:
+        self.looked.add(cast(str, key))
+        return dict.__contains__(self, key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.looked.add(key)
+        return dict.get(self, key, default)
+
+    def __getitem__(self, key: str) -> Any:
+        self.looked.add(key)
+        return dict.__getitem__(self, key)
+
+
+@record(slots=True)
+class Looked:
+    """The module's context as one reading of statements saw it, each part noting the names it was asked for:
+    import aliases, top-level bindings, and the mapping tables defined above the statements."""
+
+    aliases: Watched
+    bindings: Watched
+    tables: Watched

@@ -25,13 +25,14 @@ from ..record_class import record
 from .expressions import BindingStep, _is_main_guard, _module_names, fold_bindings, top_level_functions
 from .model import FileFacts, MappingFact
 from .relocate import OutsideTheStatement, Within, moved
-from .scopes import Tally
+from .scopes import Looked, Tally
 from .top_level import Piece, parsed, statements
 
 # the lists of FileFacts that reading a statement appends to (all but wrappers are moved)
 LISTS = ("registries", "mappings", "builders", "factories", "calls", "handlers", "registrations", "code_literals",
          "imports", "message_uses", "envelopes", "wrappers")
 KEPT_PIECES = 20_000   # pieces kept (both kinds): cleared when full (versions come in order)
+CONTEXTS_KEPT = 4      # what a piece added, kept for at most this many contexts
 
 
 def _digest(data: bytes) -> bytes:
@@ -59,7 +60,7 @@ class PieceExtractor(Protocol):
     def read_part(self, body: list[ast.stmt], more_after: bool) -> None: ...
 
     def read_alone(self, body: list[ast.stmt], text: bytes, spots: list[int], more_after: bool) \
-        -> tuple[FileFacts, Tally] | None: ...
+        -> tuple[FileFacts, Tally, Looked] | None: ...
 
     def finish(self, script: bool, functions: list[str], params: dict[str, list[str]]) -> None: ...
 
@@ -87,6 +88,22 @@ class _Added:
     tally: Tally
 
 
+@record(frozen=True, slots=True)
+class _Context:
+    """The names of the module's context a reading of a piece looked up, each with what it found: the import alias
+    (None: none), the top-level binding's callee and kind (its line is read at the end, not by the piece), and
+    whether a mapping table of that name was defined above the piece."""
+
+    aliases: tuple[tuple[str, str | None], ...]
+    bindings: tuple[tuple[str, tuple[str, str] | None], ...]
+    tables: tuple[tuple[str, bool], ...]
+
+
+def _bound(bindings: dict[str, tuple[str, str, int]], name: str) -> tuple[str, str] | None:
+    found = bindings.get(name)
+    return None if found is None else (found[0], found[1])
+
+
 class VersionReader:
     """Reads versions of files with one extractor (`FactsExtractor(..., across_versions=True)`), keeping what
     each piece said and added."""
@@ -94,7 +111,7 @@ class VersionReader:
     def __init__(self, extractor: PieceExtractor) -> None:
         self.extractor = extractor
         self.said: dict[bytes, _Said] = {}
-        self.added: dict[bytes, _Added] = {}
+        self.added: dict[bytes, list[tuple[_Context, _Added]]] = {}
         self.pieces_read = 0      # pieces read anew (for tests and benchmarks)
         self.pieces_kept = 0      # pieces whose facts were moved from an earlier version
 
@@ -128,15 +145,13 @@ class VersionReader:
         constructions: set[tuple[str, int]] = set()
         bindings = fold_bindings(steps, constructions)
         ex.module_context(None, names, aliases, bindings, constructions)
-        context = repr((ex.want_codes, ex.want_calls, ex.want_messages, ex.walrus, b"yield" in source,
-                        sorted(aliases.items()), sorted((k, v[0], v[1]) for k, v in bindings.items()))).encode()
+        switches = repr((ex.want_codes, ex.want_calls, ex.want_messages, ex.walrus)).encode()
         last = len(found) - 1
         for i, (piece, key, body) in enumerate(found):
             more_after = i < last
             spots = self._spots(piece)
-            added_key = _digest(b"\0".join([context, key, repr((more_after, spots, sorted(ex.mapping_by_name)))
-                                            .encode()]))
-            kept = self.added.get(added_key)
+            added_key = _digest(b"\0".join([switches, key, repr((more_after, spots)).encode()]))
+            kept = self._kept(added_key, aliases, bindings)
             if kept is None:
                 if body is None:   # (its bytes parsed alone before, so they do again)
                     body = parsed(source, piece, path)
@@ -144,15 +159,18 @@ class VersionReader:
                         return False
                     alive.append(body)
                 self.pieces_read += 1
-                kept = self._read_alone(body, source[piece.start:piece.end], spots, piece, more_after)
-                if kept is None:   # read where it is, and not kept
+                alone = self._read_alone(body, source[piece.start:piece.end], spots, piece, more_after)
+                if alone is None:   # read where it is, and not kept
                     body = parsed(source, piece, path, in_place=True)
                     if body is None:
                         return False
                     alive.append(body)
                     self._read_in_place(body, more_after)
                     continue
-                self.added[added_key] = kept
+                kept, looked = alone
+                known = self.added.setdefault(added_key, [])
+                if len(known) < CONTEXTS_KEPT:
+                    known.append((self._context_of(looked, aliases, bindings), kept))
             else:
                 self.pieces_kept += 1
             self._replay(kept, piece)
@@ -175,17 +193,38 @@ class VersionReader:
         return [h - lines for h in hot[bisect_left(hot, piece.first):bisect_right(hot, piece.last)]]
 
     def _read_alone(self, body: list[ast.stmt], text: bytes, spots: list[int], piece: Piece, more_after: bool) \
-            -> _Added | None:
-        """What reading a piece adds, its lines counted from its first; None when it must be read in place."""
+            -> tuple[_Added, Looked] | None:
+        """What reading a piece adds, its lines counted from its first, and what of the module's context the
+        reading looked up; None when it must be read in place."""
         alone = self.extractor.read_alone(body, text, spots, more_after)
         if alone is None:
             return None
-        facts, tally = alone
+        facts, tally, looked = alone
         added = _Added({name: getattr(facts, name) for name in LISTS}, tally)
         try:   # (a record citing a line outside its piece could not be moved with it)
-            return _moved(added, 0, 0, Within(piece.last - piece.first + 1, len(facts.calls)))
+            return _moved(added, 0, 0, Within(piece.last - piece.first + 1, len(facts.calls))), looked
         except OutsideTheStatement:
             return None
+
+    def _context_of(self, looked: Looked, aliases: dict[str, str], bindings: dict[str, tuple[str, str, int]]) \
+            -> _Context:
+        """What a reading looked up of the module's context, with what it found there (before the piece)."""
+        tables = self.extractor.mapping_by_name
+        return _Context(tuple((n, aliases.get(n)) for n in sorted(looked.aliases.looked)),
+                        tuple((n, _bound(bindings, n)) for n in sorted(looked.bindings.looked)),
+                        tuple((n, n in tables) for n in sorted(looked.tables.looked)))
+
+    def _kept(self, added_key: bytes, aliases: dict[str, str], bindings: dict[str, tuple[str, str, int]]) \
+            -> _Added | None:
+        """What reading a piece added, kept under ADDED_KEY for a context that agrees with this file's on every
+        name that reading looked up (it read nothing else of it, so it would add the same again)."""
+        tables = self.extractor.mapping_by_name
+        for context, added in self.added.get(added_key, ()):
+            if all(aliases.get(n) == v for n, v in context.aliases) \
+                    and all(_bound(bindings, n) == v for n, v in context.bindings) \
+                    and all((n in tables) == v for n, v in context.tables):
+                return added
+        return None
 
     def _read_in_place(self, body: list[ast.stmt], more_after: bool) -> None:
         """Read a piece parsed with the file's lines into the file's facts (what it adds is not kept)."""
