@@ -465,3 +465,16 @@ def test_spawned_workers_file_facts_where_their_caller_reads_them(tmp_path):
                          text=True, check=True).stdout.split()
     assert out == ["13", "0", "0", "13"]
     assert len([p for p in (tmp_path / "cache").iterdir() if p.is_dir()]) == 1
+
+
+def test_every_version_of_a_path_goes_to_the_worker_that_read_its_first():
+    """Each history worker keeps the statements the versions it read share (facts.versions): a path stays with
+    its worker, and a path not seen yet goes to the worker sent the fewest bytes."""
+    from reply_audit.history import _BlobFacts
+
+    blobs = object.__new__(_BlobFacts)
+    blobs.wanted, blobs.owner, blobs.load = 2, {}, [0, 0]
+    assert blobs._assign([("a.py", b"x" * 10), ("b.py", b"y" * 5), ("a.py", b"x" * 11), ("c.py", b"z")]) == \
+        [[0, 2], [1, 3]]
+    assert blobs._assign([("c.py", b"z" * 40), ("d.py", b"w"), ("b.py", b"")]) == [[1], [0, 2]]
+    assert blobs.load == [22, 46]

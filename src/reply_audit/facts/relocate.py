@@ -75,8 +75,9 @@ NOT_LINES: frozenset[tuple[type, str]] = frozenset({
     (MappingFact, "sites"),  # read from mapping files only, never from a module
 })
 
-MOVABLE: tuple[type, ...] = (RegistryFact, MappingFact, BuilderFact, FactoryFact, CallFact, HandlerFact,
-                             RegistrationFact, CodeLiteral, ImportFact, MessageUse, EnvelopeFact, Signature)
+MOVABLE: tuple[type, ...] = (RegistryFact, CodeDef, MappingFact, MappingEntry, BuilderFact, Signature, FactoryFact,
+                             CallFact, HandlerFact, ReturnFact, RegistrationFact, CodeLiteral, ImportFact, MessageUse,
+                             EnvelopeFact)
 UNMOVABLE: tuple[type, ...] = (WrapperFact,)
 
 
