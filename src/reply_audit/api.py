@@ -529,7 +529,7 @@ def history(path: Path, *, rev_range: str | None = None, max_commits: int | None
     as a scan keeps them: a later run parses only the versions it has not seen."""
     from .delta import revision_texts
     from .gitrev import prefix_of, resolve
-    from .history import chart
+    from .history import chart, preload_chart
     from .history import history as run_history
 
     repo = path if path.is_dir() else path.parent
@@ -538,7 +538,7 @@ def history(path: Path, *, rev_range: str | None = None, max_commits: int | None
     texts = revision_texts(repo, resolve(repo, "HEAD"), prefix, ["pyproject.toml"])
     effective = settings(repo, profile, config, pyproject_text=texts.get("pyproject.toml", ""), notes=notes)
     folder = cache_folder(repo, cache_dir, no_cache)
-    table = run_history(repo, prefix, effective, rev_range, max_commits, jobs, progress, folder)
+    table = run_history(repo, prefix, effective, rev_range, max_commits, jobs, progress, folder, preload_chart)
     try:
         out.mkdir(parents=True, exist_ok=True)
         table.assign(date=table["date"].dt.strftime("%Y-%m-%dT%H:%M:%SZ")).to_csv(out / "history.csv", index=False)

@@ -18,6 +18,7 @@ scorecard's requirements met, in percent).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -64,11 +65,12 @@ def commits(repo: Path, rev_range: str | None, max_commits: int | None) -> list[
 
 def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = None,
             max_commits: int | None = None, jobs: int | None = 1,
-            progress: Callable[[str, int, int], None] | None = None, cache_dir: Path | None = None) -> pd.DataFrame:
+            progress: Callable[[str, int, int], None] | None = None, cache_dir: Path | None = None,
+            preload: Callable[[], None] | None = None) -> pd.DataFrame:
     """The per-commit table (pandas); `table.attrs["stats"]` counts commits, unique blobs (and how many of them
-    the facts cache in CACHE_DIR held) and evaluations."""
-    import pandas as pd
-
+    the facts cache in CACHE_DIR held) and evaluations. PRELOAD: run in a thread once the worker processes are
+    started, to import what the caller will need (pandas is imported so too): it overlaps the workers' parsing
+    instead of the start of the run or its end."""
     listed = commits(repo, rev_range, max_commits)
     if not listed:
         raise UserError(f"no commits in {rev_range or 'HEAD'!r}")
@@ -89,12 +91,16 @@ def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = N
             first_path.setdefault(blob, path)          # in order of first appearance: early commits first
         if progress:
             progress("listing commits", n, len(listed))
-    by_blob = _BlobFacts(repo, first_path, profile, jobs, progress, opened(cache_dir, profile.digest))
+    by_blob = _BlobFacts(repo, first_path, profile, jobs, progress, opened(cache_dir, profile.digest),
+                         lambda: _preload(preload))
     try:
         rows, evaluated = _evaluate(repo, profile, listed, trees, configs, by_blob, tests, progress)
     finally:
         by_blob.close()
+    import pandas as pd
+
     table = pd.DataFrame(rows, columns=COLUMNS)
+    table["date"] = pd.to_datetime(table["date"], unit="s", utc=True)
     table.attrs["stats"] = {"commits": len(listed), "blobs": len(first_path), "cached": by_blob.cached,
                             "evaluated": evaluated}
     return table
@@ -103,9 +109,8 @@ def history(repo: Path, prefix: str, profile: Profile, rev_range: str | None = N
 def _evaluate(repo: Path, profile: Profile, listed: list[tuple[str, int, str]], trees: list[dict[str, str]],
               configs: list[tuple[tuple[str, str], ...]], by_blob: _BlobFacts, tests: list[str],
               progress: Callable[[str, int, int], None] | None) -> tuple[list[dict[str, Any]], int]:
-    """One row per commit; a commit whose files are those of the commit before reuses its row."""
-    import pandas as pd
-
+    """One row per commit (its date in seconds); a commit whose files are those of the commit before reuses its
+    row."""
     rows: list[dict[str, Any]] = []
     previous: tuple[dict[str, str], tuple[tuple[str, str], ...]] | None = None
     evaluated = 0
@@ -131,7 +136,7 @@ def _evaluate(repo: Path, profile: Profile, listed: list[tuple[str, int, str]], 
             row = _row(profile, facts, tooling, modules)
             evaluated += 1
         previous = (tree, config)
-        row.update(commit=sha[:10], date=pd.Timestamp(time, unit="s", tz="UTC"), subject=subject[:80])
+        row.update(commit=sha[:10], date=time, subject=subject[:80])
         rows.append(row)
         if progress:
             progress("evaluating commits", n, len(listed))
@@ -149,10 +154,14 @@ class _BlobFacts:
     AHEAD = 3   # chunks in flight
 
     def __init__(self, repo: Path, first_path: dict[str, str], profile: Profile, jobs: int | None,
-                 progress: Callable[[str, int, int], None] | None, cache: FactsCache | None = None) -> None:
+                 progress: Callable[[str, int, int], None] | None, cache: FactsCache | None = None,
+                 started: Callable[[], None] | None = None) -> None:
+        """STARTED: run in a thread once the worker processes are started (never before: a process forked while
+        a thread imports could inherit a held lock)."""
         from .workers import pool_size
 
         self.repo, self.first_path, self.profile, self.progress = repo, first_path, profile, progress
+        self.started = started
         self.cache = cache
         self.cached = 0   # blobs whose facts came from the cache
         self.order = list(first_path)
@@ -184,6 +193,10 @@ class _BlobFacts:
             initargs = pool_initargs(self.profile, self.cache, across_versions=True)
             self.pools = [ProcessPoolExecutor(max_workers=1, initializer=_init, initargs=initargs)
                           for _ in range(self.wanted)]
+            for pool in self.pools:   # each starts its process with its first task, before the thread below
+                pool.submit(int)
+            if self.started is not None:
+                threading.Thread(target=self.started, name="reply-audit-preload", daemon=True).start()
         self.flight.append((chunk, [(part, self.pools[w].submit(_extract, [batch[i] for i in part]))
                                     for w, part in enumerate(self._assign(batch)) if part]))
         return True
@@ -258,6 +271,25 @@ class _BlobFacts:
     def close(self) -> None:
         for pool in self.pools or []:
             pool.shutdown(cancel_futures=True)
+
+
+def _preload(then: Callable[[], None] | None) -> None:
+    """Import pandas, then run THEN; a failure is left to the imports that need it."""
+    try:
+        import pandas  # noqa: F401
+
+        if then is not None:
+            then()
+    except Exception:
+        pass
+
+
+def preload_chart() -> None:
+    """Import what `chart` draws with (nothing when the [chart] extra is not installed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot
 
 
 def _row(profile: Profile, facts: list[FileFacts], tooling: dict[str, object], modules: ModuleMap | None = None) \
