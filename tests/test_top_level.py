@@ -92,6 +92,23 @@ def test_a_byte_order_mark_stays_with_the_first_piece():
     assert found is not None and [(p.first, p.last) for p, _, _ in found] == [(1, 3), (4, 4)]
 
 
+@pytest.mark.parametrize("source, cut", [
+    # read alone, a last `\\` before CRLF parses: `rb.error` and `("WA-RES-E-001")` would be two statements
+    (b'reply = rb.error \\\r\n("WA-RES-E-001")\r\nx = 1\r\n', [(1, 2), (3, 3)]),
+    (b'CODE = "WA-RES-" \\\r\n"I-001"\r\n', [(1, 2)]),
+    (b'x = 1 \\\ny = 2\n', [(1, 2)]),
+])
+def test_no_cut_after_a_backslash_that_continues_the_line(source, cut):
+    assert [(p.first, p.last) for p in pieces(source) or []] == cut
+
+
+def test_a_byte_order_mark_below_the_first_line_opens_no_piece():
+    """Parsed alone, a piece opening with one would read it as its file's mark; in the file it is an error."""
+    source = b"from __future__ import annotations\n\xef\xbb\xbfx = 1\n"
+    assert [(p.first, p.last) for p in pieces(source) or []] == [(1, 2)]
+    assert statements(source, "m.py", _digest, set()) is None
+
+
 def test_a_syntax_error_makes_the_file_read_whole():
     assert statements(b"x = 1\ndef f(:\n    pass\ny = 2\n", "m.py", _digest, set()) is None
 

@@ -146,6 +146,9 @@ def test_a_file_with_a_directive_is_read_whole():
     b"x = (" * 400 + b")" * 400 + b"\n",                          # nested too deeply
     b"",
     b"\xef\xbb\xbfx = 1\n",
+    b"from __future__ import annotations\n\xef\xbb\xbfx = 1\n",   # a mark below the first line: an error
+    b'rb = ReplyBuilder()\r\nreply = rb.error \\\r\n("WA-RES-E-001")\r\n',   # one call, over two lines
+    b'NOT_FOUND = "WA-RES-" \\\r\n"I-001"\r\n',
 ])
 def test_a_file_the_pieces_cannot_read_gives_what_a_whole_read_gives(source):
     _read([source, source + b"y = 2\n", source])

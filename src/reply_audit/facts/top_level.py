@@ -26,6 +26,7 @@ from ..record_class import record
 # a line that may open a top-level statement (`^` follows a `\n`: files with a lone `\r` are declined)
 _OPENS = re.compile(rb"\n(?=[^\s#)\]}\\])(?!(?:else|elif|except|finally)\b)")   # (the line after the `\n`)
 _DECORATOR = b"@"
+_BOM = b"\xef\xbb\xbf"
 # a line the tokenizer would take for a coding declaration, were it the first or second of a file (PEP 263),
 # matched from the line's start; found from the words it ends with
 _CODING = re.compile(rb"[ \t\f]*#.*?coding[:=]")
@@ -50,11 +51,15 @@ def pieces(source: bytes) -> list[Piece] | None:
     starts = [0]
     # the piece is so far decorators, waiting for their definition (a byte order mark opens the first: it stays
     # with it, at line 1, where Python reads it)
-    decorators_only = source.removeprefix(b"\xef\xbb\xbf").startswith(_DECORATOR)
+    decorators_only = source.removeprefix(_BOM).startswith(_DECORATOR)
     strings = _long_strings(source)
     inside = 0   # the long strings that end before the current line are passed
     for match in _OPENS.finditer(source):
         at = match.end()
+        if source.endswith(b"\\\n", 0, at) or source.endswith(b"\\\r\n", 0, at) or source.startswith(_BOM, at):
+            # the line goes on from the one above (read alone, `x = 1 \` before CRLF parses); a byte order mark
+            # opens a file, not a line (one that opens a piece parsed alone would be read as the file's)
+            continue
         while inside < len(strings) and strings[inside][1] <= at:
             inside += 1
         if inside < len(strings) and strings[inside][0] < at:
