@@ -194,3 +194,58 @@ def _mutations(source: bytes, rng: random.Random, count: int) -> list[bytes]:
 def test_random_edits_give_the_facts_a_fresh_extraction_gives(path, profile_name):
     rng = random.Random(path)
     _read(_mutations((ROOT / path).read_bytes(), rng, 40), profile_name, path)
+
+
+def test_a_byte_order_mark_seen_alone_is_no_piece_below_the_first_line():
+    """Bytes opening with a mark parse alone only at the start of a file: known from one version, they are not
+    a piece lower down in another."""
+    _read([b"\xef\xbb\xbfx = 1\n", b"y = 2\n\xef\xbb\xbfx = 1\n"])
+    _read([b"\xef\xbb\xbf", b"x = 1\n\xef\xbb\xbf"])
+
+
+def test_a_table_extended_then_replaced_in_one_statement_is_read_in_place():
+    """The entry goes to the table above, then the name is bound to a new table: reading it alone would lose the
+    entry, so it is read where it is every time."""
+    source = b'''LEGACY_TO_CANONICAL = {"WA-RES-I-001": "WA-RES-I-002"}
+if EXTRA:
+    LEGACY_TO_CANONICAL["WA-RES-I-003"] = "WA-RES-I-004"
+else:
+    LEGACY_TO_CANONICAL = {"WA-RES-I-005": "WA-RES-I-006"}
+'''
+    _, counts = _read([source, source, b'T = {"A": "B"}\nT["X"] = "Y"; T = {"C": "D"}\n'], "iar")
+    assert counts == [[0, 2], [1, 3], [1, 5]]
+
+
+def test_how_deep_the_reader_is_does_not_decide_a_binding():
+    """A binding is read where the walk meets it (deep) in a whole read, and where a piece's context is worked
+    out (shallow) in pieces: the construction it binds is found without recursion, through any depth of
+    conditional expressions, so the two never differ by how much stack is left."""
+    import ast
+
+    from reply_audit.facts.expressions import _constructed
+
+    call = ast.Call(func=ast.Name("C"), args=[], keywords=[])
+    value: ast.expr = call
+    for _ in range(5000):
+        value = ast.IfExp(test=ast.Name("t"), body=ast.Name("a"), orelse=value)
+    assert _constructed(value) is call
+    assert _constructed(ast.BoolOp(op=ast.Or(), values=[ast.Name("x"), call, ast.Call(ast.Name("D"), [], [])])) \
+        is call
+
+
+def test_a_piece_that_failed_to_parse_alone_is_not_parsed_again():
+    from reply_audit.facts import top_level
+
+    source = b"TABLE = [\n1,\n2,\n]\nx = 1\n"
+    failed: set[bytes] = set()
+    first = top_level.statements(source, "m.py", lambda b: b, set(), failed)
+    assert first is not None and failed == {b"TABLE = [\n", b"TABLE = [\n1,\n"}
+    parses = []
+    real = top_level.parsed
+    try:
+        top_level.parsed = lambda *args, **kw: parses.append(args[1]) or real(*args, **kw)   # type: ignore[assignment]
+        again = top_level.statements(source, "m.py", lambda b: b, set(), failed)
+        assert again is not None and [(p, k) for p, k, _ in again] == [(p, k) for p, k, _ in first]
+    finally:
+        top_level.parsed = real
+    assert [(p.first, p.last) for p in parses] == [(1, 4), (5, 5)]   # the joined piece and the next, once each

@@ -26,8 +26,8 @@ def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: Facts
         try:
             if versions.read(source, facts, rel):
                 return facts
-        except RecursionError:
-            pass   # (read whole below, where a tree nested too deeply is told)
+        except Exception:   # (nested too deeply, or anything else: read whole below, as a scan reads it)
+            pass
     facts = FileFacts(path=rel, is_test=is_test)
     facts.lone_cr = b"\r" in source and b"\r" in source.replace(b"\r\n", b"")
     parsed = parse_source(source, rel)

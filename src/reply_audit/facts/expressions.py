@@ -383,15 +383,19 @@ def class_like(name: str | None) -> TypeGuard[str]:
 
 
 def _constructed(node: ast.AST | None) -> ast.Call | None:
-    """The call a value constructs, through `C() if t else None`, `x or C()` and `(x := C())`."""
-    if isinstance(node, ast.Call):
-        return node
-    if isinstance(node, ast.IfExp):
-        return _constructed(node.body) or _constructed(node.orelse)
-    if isinstance(node, ast.BoolOp):
-        return next((c for c in map(_constructed, node.values) if c is not None), None)
-    if isinstance(node, ast.NamedExpr):
-        return _constructed(node.value)
+    """The call a value constructs, through `C() if t else None`, `x or C()` and `(x := C())`: the first, left to
+    right. Without recursion, so that how deep the caller is never decides it (a chain of a thousand `if`s)."""
+    stack = [node]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            return node
+        if isinstance(node, ast.IfExp):
+            stack += (node.orelse, node.body)
+        elif isinstance(node, ast.BoolOp):
+            stack += reversed(node.values)
+        elif isinstance(node, ast.NamedExpr):
+            stack.append(node.value)
     return None
 
 

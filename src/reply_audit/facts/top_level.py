@@ -124,13 +124,14 @@ def parsed(source: bytes, piece: Piece, path: str, in_place: bool = False) -> li
 JOINS = 40   # pieces a piece that does not parse alone is joined with, at most, before the file is read whole
 
 
-def statements(source: bytes, path: str, digest: Callable[[bytes], bytes], known: Container[bytes]) \
-        -> list[tuple[Piece, bytes, list[ast.stmt] | None]] | None:
+def statements(source: bytes, path: str, digest: Callable[[bytes], bytes], known: Container[bytes],
+               failed: set[bytes] | None = None) -> list[tuple[Piece, bytes, list[ast.stmt] | None]] | None:
     """SOURCE as pieces that each parse alone: (piece, DIGEST of its bytes, its statements, their lines counted
     from the piece's first), the statements None
     for a piece whose digest is KNOWN (it parsed alone before). A piece that does not parse alone is joined with
     the next until it does (a module docstring's lines in column 0, a list written in column 0); None when one
-    still does not after `JOINS` (a syntax error), or when `pieces` declines the file."""
+    still does not after `JOINS` (a syntax error), or when `pieces` declines the file. FAILED keeps the digests
+    of the pieces that did not parse alone, which are then joined without being parsed again."""
     proposed = pieces(source)
     if proposed is None:
         return None
@@ -140,10 +141,12 @@ def statements(source: bytes, path: str, digest: Callable[[bytes], bytes], known
         piece, j = proposed[i], i
         while True:
             key = digest(source[piece.start:piece.end])
-            body = None if key in known else parsed(source, piece, path)
+            body = None if key in known or (failed is not None and key in failed) else parsed(source, piece, path)
             if key in known or body is not None:
                 out.append((piece, key, body))
                 break
+            if failed is not None:
+                failed.add(key)
             j += 1
             if j == len(proposed) or j - i > JOINS:
                 return None

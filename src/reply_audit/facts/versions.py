@@ -112,6 +112,7 @@ class VersionReader:
         self.extractor = extractor
         self.said: dict[bytes, _Said] = {}
         self.added: dict[bytes, list[tuple[_Context, _Added]]] = {}
+        self.failed: set[bytes] = set()   # the digests of pieces that do not parse alone
         self.pieces_read = 0      # pieces read anew (for tests and benchmarks)
         self.pieces_kept = 0      # pieces whose facts were moved from an earlier version
 
@@ -119,10 +120,11 @@ class VersionReader:
         """Fill FACTS with SOURCE's facts, as `FactsExtractor.extract` would; False when the file is to be read
         whole instead (it cannot be cut into pieces that parse alone): FACTS may then be partly filled, and is
         dropped."""
-        if len(self.said) > KEPT_PIECES or len(self.added) > KEPT_PIECES:
+        if len(self.said) > KEPT_PIECES or len(self.added) > KEPT_PIECES or len(self.failed) > KEPT_PIECES:
             self.said.clear()
             self.added.clear()
-        found = statements(source, path, _digest, self.said)
+            self.failed.clear()
+        found = statements(source, path, _digest, self.said, self.failed)
         if found is None:
             return False
         ex = self.extractor
@@ -175,12 +177,15 @@ class VersionReader:
                 self.pieces_kept += 1
             self._replay(kept, piece)
         params: dict[str, list[str]] = {}
-        for one in said:
-            params.update(one.params)
+        for one in said:   # (copies: the file's lists are not the kept ones)
+            params.update((name, list(names)) for name, names in one.params.items())
         ex.finish(any(one.script for one in said), [f for one in said for f in one.functions], params)
         return True
 
     def _said(self, body: list[ast.stmt]) -> _Said:
+        """What a piece says to its module. Kept by its bytes alone, though the binding steps are read with the
+        file's `walrus` switch: bytes without `:=` hold no assignment expression, and with them the switch is on
+        in every file."""
         names, aliases = _module_names(body)
         steps = list(self.extractor.binding_steps(body, None))
         functions, params = top_level_functions(body)
