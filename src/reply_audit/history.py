@@ -116,6 +116,7 @@ def _evaluate(repo: Path, profile: Profile, listed: list[tuple[str, int, str]], 
     evaluated = 0
     texts: dict[str, str] = {}
     modules: ModuleMap | None = None   # kept while the set of paths stays the same (most commits)
+    elsewhere: dict[tuple[str, str], FileFacts] = {}   # (blob, path) -> its facts under a path not its first
     for n, ((sha, time, subject), tree, config) in enumerate(zip(listed, trees, configs), start=1):
         if (tree, config) == previous and rows:
             row = dict(rows[-1])
@@ -123,16 +124,20 @@ def _evaluate(repo: Path, profile: Profile, listed: list[tuple[str, int, str]], 
             facts = []
             for path in sorted(tree):
                 known = by_blob[tree[path]]
-                if known.path != path:
-                    known = replace(known, path=path, is_test=is_test_path(path, tests))
+                if known.path != path:   # (a blob first seen elsewhere: its facts under this path, once)
+                    placed = elsewhere.get((tree[path], path))
+                    if placed is None:
+                        placed = elsewhere[tree[path], path] = replace(known, path=path,
+                                                                       is_test=is_test_path(path, tests))
+                    known = placed
                 facts.append(known)
             missing = [blob for _, blob in config if blob not in texts]
             if missing:
                 read, _ = read_blobs(repo, missing)
                 texts.update((b, read.get(b, b"").decode("utf-8", errors="replace")) for b in missing)
             tooling = tooling_facts(repo, profile, {name: texts[blob] for name, blob in config})
-            if modules is None or modules.paths != set(tree):
-                modules = ModuleMap(sorted(tree))
+            if modules is None or modules.paths != set(tree):   # (what the change of paths cannot alter, kept)
+                modules = ModuleMap(sorted(tree), modules)
             row = _row(profile, facts, tooling, modules)
             evaluated += 1
         previous = (tree, config)

@@ -45,27 +45,60 @@ from .records import (
     copied,
 )
 
-
 # ---------------------------------------------------------------------------
 # modules
 # ---------------------------------------------------------------------------
+_Key = tuple[str, str, int, tuple[str, ...]]   # (the importer's folder for a relative import, module, level, names)
+
+
+def _stem(path: str) -> str:
+    """PATH without its suffix: the name a relative import looks for it by (`a/b` for `a/b.py`)."""
+    return path[:-3] if path.endswith(".py") else path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+
+
+def _suffixes(path: str) -> list[str]:
+    """The dotted names an absolute import may find PATH by: `b.c` and `c` for `a/b/c.py`, a package by its
+    folder (`a/b/__init__.py` is `a.b` and `b`)."""
+    parts = _stem(path).split("/")
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return [".".join(parts[i:]) for i in range(len(parts))]
+
+
 class ModuleMap:
     """Which files an import statement can name."""
 
-    def __init__(self, paths: list[str]) -> None:
+    def __init__(self, paths: list[str], kept: ModuleMap | None = None) -> None:
+        """KEPT: the map of another set of paths (`history`'s commit before): what it worked out that the
+        change of paths cannot alter is taken over (see `_take`)."""
         self.paths = set(paths)
-        self._memo: dict[tuple[str, str, int, tuple[str, ...]], list[str]] = {}
+        self._memo: dict[_Key, list[str]] = {}
+        self._reads: dict[_Key, tuple[str, ...]] = {}   # the names each entry's files were looked up by
         self._inits: dict[str, list[str]] = {}
-        self._targets: dict[tuple[int, str], tuple[list[ImportFact], list[list[str]]]] = {}
+        self._targets: dict[tuple[int, str], tuple[list[ImportFact], list[list[str]], list[_Key]]] = {}
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         for path in sorted(paths):
-            stem = path[:-3] if path.endswith(".py") else path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] \
-                else path
-            parts = stem.split("/")
-            if parts and parts[-1] == "__init__":
-                parts = parts[:-1]
-            for i in range(len(parts)):
-                self.by_suffix[".".join(parts[i:])].append(path)
+            for name in _suffixes(path):
+                self.by_suffix[name].append(path)
+        if kept is not None:
+            self._take(kept)
+
+    def _take(self, other: ModuleMap) -> None:
+        """Keep OTHER's answers that the paths added or removed since cannot change. A relative import's files
+        are the paths among `{target}.py` and `{target}/__init__.py` (it read the targets), an absolute one's
+        are those found by its dotted names (it read those names): an answer stands when no changed path has
+        one of the names it read as its target or its dotted name. The `__init__` files a path runs stand when
+        no `__init__.py` changed."""
+        changed = self.paths ^ other.paths
+        touched = {name for path in changed for name in (_stem(path), *_suffixes(path))}
+        for key, hit in other._memo.items():
+            if touched.isdisjoint(other._reads[key]):
+                self._memo[key], self._reads[key] = hit, other._reads[key]
+        for where, entry in other._targets.items():
+            if all(key in self._memo for key in entry[2]):
+                self._targets[where] = entry
+        if not any(path.endswith("/__init__.py") or path == "__init__.py" for path in changed):
+            self._inits = dict(other._inits)
 
     def package_inits(self, path: str) -> list[str]:
         """The `__init__.py` files in the tree that importing PATH runs: its own folder's and every enclosing
@@ -84,22 +117,31 @@ class ModuleMap:
         the same facts commit after commit, some copied to another path each time with the same list (a file's
         facts are never changed once extracted), so one entry serves a (file version, path) pair."""
         imports = facts.imports
-        key = (id(imports), facts.path)
-        kept = self._targets.get(key)
+        where = (id(imports), facts.path)
+        kept = self._targets.get(where)
         if kept is None or kept[0] is not imports:
-            kept = self._targets[key] = (imports, [self.resolve(facts.path, imp.module, imp.level, imp.names)
-                                                   for imp in imports])
+            keys = [self._key(facts.path, imp.module, imp.level, imp.names) for imp in imports]
+            kept = self._targets[where] = (imports, [self._found(key) for key in keys], keys)
         return kept[1]
 
     def resolve(self, importer: str, module: str, level: int, names: list[str]) -> list[str]:
         """Files that `from <level dots><module> import <names>` or `import <module>` may load (memoized)."""
-        key = (importer.rpartition("/")[0] if level else "", module, level, tuple(names))
+        return self._found(self._key(importer, module, level, names))
+
+    @staticmethod
+    def _key(importer: str, module: str, level: int, names: list[str]) -> _Key:
+        return importer.rpartition("/")[0] if level else "", module, level, tuple(names)
+
+    def _found(self, key: _Key) -> list[str]:
         hit = self._memo.get(key)
         if hit is None:
-            hit = self._memo[key] = self._resolve(key[0], module, level, names)
+            hit, self._reads[key] = self._resolve(*key)
+            self._memo[key] = hit
         return hit
 
-    def _resolve(self, folder: str, module: str, level: int, names: list[str]) -> list[str]:
+    def _resolve(self, folder: str, module: str, level: int, names: tuple[str, ...]) \
+            -> tuple[list[str], tuple[str, ...]]:
+        """The files, and the names they were looked up by (targets, or dotted names)."""
         candidates: list[str] = []
         if level:
             parts = folder.split("/") if folder else []
@@ -113,14 +155,14 @@ class ModuleMap:
                 for path in (f"{target}.py", f"{target}/__init__.py"):
                     if path in self.paths:
                         candidates.append(path)
-            return candidates
+            return candidates, tuple(targets)
         dotted = [module] + [f"{module}.{n}" for n in names]
         for name in dotted:
             hits = self.by_suffix.get(name, [])
             if hits:
                 best = min(h.count("/") for h in hits)
                 candidates.extend(h for h in hits if h.count("/") == best or name.count(".") > 0)
-        return sorted(set(candidates))
+        return sorted(set(candidates)), tuple(dotted)
 
 
 # ---------------------------------------------------------------------------
