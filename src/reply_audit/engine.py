@@ -86,7 +86,7 @@ def evaluate(result: ScanResult, select: list[str] | None = None, ignore: list[s
         ids = suppressions.get(finding.path, {}).get(str(finding.line))
         if ids is not None and (not ids or finding.rule in ids):
             out.suppressed.append(finding)
-        elif remaining[finding.fingerprint] > 0:
+        elif remaining and remaining[finding.fingerprint] > 0:   # (no baseline: no fingerprint to work out)
             remaining[finding.fingerprint] -= 1
             out.baselined += 1
         else:
