@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 from collections import Counter, defaultdict
 from dataclasses import field
+from functools import cache
 from typing import Any
 
 from .facts.model import BuilderFact, FileFacts, ImportFact, MappingFact, RegistryFact
@@ -51,18 +52,21 @@ from .records import (
 _Key = tuple[str, str, int, tuple[str, ...]]   # (the importer's folder for a relative import, module, level, names)
 
 
+@cache
 def _stem(path: str) -> str:
     """PATH without its suffix: the name a relative import looks for it by (`a/b` for `a/b.py`)."""
     return path[:-3] if path.endswith(".py") else path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
 
 
-def _suffixes(path: str) -> list[str]:
+@cache
+def _suffixes(path: str) -> tuple[str, ...]:
     """The dotted names an absolute import may find PATH by: `b.c` and `c` for `a/b/c.py`, a package by its
-    folder (`a/b/__init__.py` is `a.b` and `b`)."""
+    folder (`a/b/__init__.py` is `a.b` and `b`). Kept per path: `history` maps the same paths commit after
+    commit."""
     parts = _stem(path).split("/")
     if parts and parts[-1] == "__init__":
         parts = parts[:-1]
-    return [".".join(parts[i:]) for i in range(len(parts))]
+    return tuple(".".join(parts[i:]) for i in range(len(parts)))
 
 
 class ModuleMap:
@@ -76,6 +80,8 @@ class ModuleMap:
         self._reads: dict[_Key, tuple[str, ...]] = {}   # the names each entry's files were looked up by
         self._inits: dict[str, list[str]] = {}
         self._targets: dict[tuple[int, str], tuple[list[ImportFact], list[list[str]], list[_Key]]] = {}
+        self._asked: set[_Key] = set()              # the answers and files' targets asked for of this map: the
+        self._asked_targets: set[tuple[int, str]] = set()   # next map takes over only those (see `_take`)
         self.by_suffix: dict[str, list[str]] = defaultdict(list)
         for path in sorted(paths):
             for name in _suffixes(path):
@@ -84,17 +90,18 @@ class ModuleMap:
             self._take(kept)
 
     def _take(self, other: ModuleMap) -> None:
-        """Keep OTHER's answers that the paths added or removed since cannot change. A relative import's files
-        are the paths among `{target}.py` and `{target}/__init__.py` (it read the targets), an absolute one's
-        are those found by its dotted names (it read those names): an answer stands when no changed path has
-        one of the names it read as its target or its dotted name. The `__init__` files a path runs stand when
-        no `__init__.py` changed."""
+        """Keep the answers asked of OTHER that the paths added or removed since cannot change. A relative
+        import's files are the paths among `{target}.py` and `{target}/__init__.py` (it read the targets), an
+        absolute one's are those found by its dotted names (it read those names): an answer stands when no
+        changed path has one of the names it read as its target or its dotted name. The `__init__` files a path
+        runs stand when no `__init__.py` changed."""
         changed = self.paths ^ other.paths
         touched = {name for path in changed for name in (_stem(path), *_suffixes(path))}
-        for key, hit in other._memo.items():
+        for key in other._asked:
             if touched.isdisjoint(other._reads[key]):
-                self._memo[key], self._reads[key] = hit, other._reads[key]
-        for where, entry in other._targets.items():
+                self._memo[key], self._reads[key] = other._memo[key], other._reads[key]
+        for where in other._asked_targets:
+            entry = other._targets[where]
             if all(key in self._memo for key in entry[2]):
                 self._targets[where] = entry
         if not any(path.endswith("/__init__.py") or path == "__init__.py" for path in changed):
@@ -118,6 +125,7 @@ class ModuleMap:
         facts are never changed once extracted), so one entry serves a (file version, path) pair."""
         imports = facts.imports
         where = (id(imports), facts.path)
+        self._asked_targets.add(where)
         kept = self._targets.get(where)
         if kept is None or kept[0] is not imports:
             keys = [self._key(facts.path, imp.module, imp.level, imp.names) for imp in imports]
@@ -133,6 +141,7 @@ class ModuleMap:
         return importer.rpartition("/")[0] if level else "", module, level, tuple(names)
 
     def _found(self, key: _Key) -> list[str]:
+        self._asked.add(key)
         hit = self._memo.get(key)
         if hit is None:
             hit, self._reads[key] = self._resolve(*key)
