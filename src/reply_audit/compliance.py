@@ -14,6 +14,7 @@ class; rows and chunks are built from the rules, not from lists of ids.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import field
 from typing import Any
@@ -177,7 +178,8 @@ def _tallies(ctx: RuleContext, evaluation: Evaluation) -> dict[str, Callable[[],
     safety = profile.safety_decorator
     envelope_fields = len(profile.envelope_fields)
     rules_ran = {r.id for r in evaluation.rules}
-    flagged = {rid: sum(1 for f in evaluation.findings if f.rule == rid) for rid in rules_ran}
+    found = Counter(f.rule for f in evaluation.findings)
+    flagged = {rid: found[rid] for rid in rules_ran}
     return {
         "reply-types": lambda: Tally(len(typed) + len(calls), failing=sum(
             1 for c in typed if c.type not in letters) + flagged.get("RA203", 0)),
