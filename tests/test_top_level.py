@@ -156,3 +156,15 @@ def test_pieces_cover_the_file_without_a_last_newline():
     source = b"x = 1\ny = 2"
     assert pieces(source) == [Piece(1, 1, 0, 6), Piece(2, 2, 6, 11)]
     assert _checked(source, "m.py")
+
+
+def test_a_file_of_thousands_of_statements_is_read_whole():
+    """A piece's own parse and look-up cost more than a one-line statement read in the file: a generated module
+    of more than `MOST_PIECES` is read whole."""
+    from reply_audit.facts.top_level import MOST_PIECES
+
+    many = "".join(f"X{i} = {i}\n" for i in range(MOST_PIECES + 1)).encode()
+    assert len(pieces(many) or []) == MOST_PIECES + 1 and statements(many, "m.py", _digest, set()) is None
+    fewer = "".join(f"X{i} = {i}\n" for i in range(MOST_PIECES)).encode()
+    found = statements(fewer, "m.py", _digest, set())
+    assert found is not None and len(found) == MOST_PIECES

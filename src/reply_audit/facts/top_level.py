@@ -122,6 +122,9 @@ def parsed(source: bytes, piece: Piece, path: str, in_place: bool = False) -> li
 
 
 JOINS = 40   # pieces a piece that does not parse alone is joined with, at most, before the file is read whole
+# more pieces than this (a generated module of thousands of one-line statements): the file is read whole, since
+# a piece's own parse and look-up cost more than reading a one-line statement in the file
+MOST_PIECES = 4_000
 
 
 def statements(source: bytes, path: str, digest: Callable[[bytes], bytes], known: Container[bytes],
@@ -130,10 +133,11 @@ def statements(source: bytes, path: str, digest: Callable[[bytes], bytes], known
     from the piece's first), the statements None
     for a piece whose digest is KNOWN (it parsed alone before). A piece that does not parse alone is joined with
     the next until it does (a module docstring's lines in column 0, a list written in column 0); None when one
-    still does not after `JOINS` (a syntax error), or when `pieces` declines the file. FAILED keeps the digests
+    still does not after `JOINS` (a syntax error), when `pieces` declines the file, or when it has more than
+    `MOST_PIECES`. FAILED keeps the digests
     of the pieces that did not parse alone, which are then joined without being parsed again."""
     proposed = pieces(source)
-    if proposed is None:
+    if proposed is None or len(proposed) > MOST_PIECES:
         return None
     out: list[tuple[Piece, bytes, list[ast.stmt] | None]] = []
     i = 0
