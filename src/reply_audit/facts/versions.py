@@ -1,16 +1,17 @@
 """The facts of one version of a file from the top-level statements it shares with versions read before (`history`
 reads every version of every file, and most of a new version is the old one).
 
-A version is cut into pieces of whole top-level statements (`top_level`); a piece whose bytes were parsed
+A version is cut into pieces of whole top-level statements (`top_level`); a piece whose bytes were parsed alone
 before is not parsed again. What a piece says to the rest of the module (the names and import aliases it binds,
-what its statements bind to calls, its functions, a main guard) is kept by its bytes. What reading it adds to
-the file's facts is kept by its bytes and by everything else that reading looks at (`_Reader._key`): the
-module's import aliases and bindings, the lines of the piece the probes found, the mapping tables defined
-above it, whether statements follow it, and the file-wide switches the extractor reads. A piece kept is moved
-to its new lines (`relocate`); one whose records cite lines outside it (the module's bindings, read at the end
-instead), a safety decorator's definition (its text cites a line) or one that adds entries to a mapping table
-of another piece is read anew every time. The file's facts are the same as a fresh extraction's: the tests
-and `benchmarks/` compare the two on every version of real histories.
+what its statements bind to calls, its functions, a main guard) is kept by its bytes. A piece is read alone, its
+lines counted from its first (`FactsExtractor.read_alone`), and what reading it adds is kept by its bytes, the
+lines of it the file's probes found, whether statements follow it and the file-wide switches, together with the
+names of the module's context the reading looked up and what it found (import aliases, top-level bindings, the
+mapping tables above it): a later version whose context gives the same answers for those names gets the kept
+facts moved to the piece's new lines (`relocate`), without parsing or reading it. The module's bindings' own
+lines are read at the end, from the version's context. A piece that defines the safety decorator (its facts
+cite a line in their text) or adds entries to a mapping table above it is read in place, never kept. The file's
+facts are those a whole read gives: `tests/test_versions.py` compares random edits with one.
 """
 
 from __future__ import annotations
