@@ -152,8 +152,8 @@ class _BlobFacts:
     """Facts of every unique blob (under the first path it was seen at), parsed ahead in a pipeline.
 
     Blobs are read in chunks (each by a git process that has ended before a worker forks, so no worker
-    inherits an open pipe) and parsed in a process pool while the caller evaluates the commits whose
-    blobs are in; with one job they are parsed here, on demand."""
+    inherits an open pipe) and parsed by worker processes, every version of a path by the same one, while the
+    caller evaluates the commits whose blobs are in; with one job they are parsed here, on demand."""
 
     STEP = 48
     AHEAD = 3   # chunks in flight
@@ -176,7 +176,7 @@ class _BlobFacts:
         self.next_chunk = 0
         self.flight: list[tuple[list[str], list[tuple[list[int], Future[list[FileFacts]]]]]] = []
         # one process per worker, started for the first blob the cache does not hold, so that each path's versions
-        # go on to the worker that read its last one (`_assign`)
+        # go to the worker that read its first one (`_assign`)
         self.pools: list[ProcessPoolExecutor] | None = None
         self.owner: dict[str, int] = {}          # path -> the worker that reads its versions
         self.load = [0] * self.wanted            # bytes sent to each worker

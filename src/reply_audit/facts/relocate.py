@@ -110,7 +110,8 @@ def _holds_number(tp: Any) -> bool:
     return any(_holds_number(arg) for arg in get_args(tp) if arg is not type(None) and arg is not Ellipsis)
 
 
-def _line(value: int, lines: int, within: Within | None) -> int:
+def moved_line(value: int, lines: int, within: Within | None = None) -> int:
+    """Line VALUE moved LINES lines; with WITHIN, `OutsideTheStatement` when it leaves WITHIN's lines."""
     value += lines
     if within is not None and not 1 <= value <= within.last_line:
         raise OutsideTheStatement(f"line {value} is outside lines 1 to {within.last_line}")
@@ -132,7 +133,7 @@ def _mover(tp: type) -> Callable[[Any, int, int, Within | None], Any]:
     thousands of records)."""
     if tp in UNMOVABLE:
         raise TypeError(f"{tp.__name__} cites its lines in its text: it is read anew, never moved")
-    env: dict[str, Any] = {"_tp": tp, "_line": _line, "_call": _call, "_copied": _copied}
+    env: dict[str, Any] = {"_tp": tp, "_line": moved_line, "_call": _call, "_copied": _copied}
     parts = []
     for i, (name, ftype) in enumerate(_plan(tp)):
         kind = LINES.get((tp, name))

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from ..record_class import record
 from .expressions import BindingStep, _is_main_guard, _module_names, fold_bindings, top_level_functions
 from .model import FileFacts, MappingFact
-from .relocate import OutsideTheStatement, Within, moved
+from .relocate import OutsideTheStatement, Within, moved, moved_line
 from .scopes import Looked, Tally
 from .top_level import Piece, parsed, statements
 
@@ -168,7 +168,7 @@ class VersionReader:
                     if body is None:
                         return False
                     alive.append(body)
-                    self._read_in_place(body, more_after)
+                    self.extractor.read_part(body, more_after)   # (its facts go to the file's, not kept)
                     continue
                 kept, looked = alone
                 known = self.added.setdefault(added_key, [])
@@ -232,10 +232,6 @@ class VersionReader:
                 return added
         return None
 
-    def _read_in_place(self, body: list[ast.stmt], more_after: bool) -> None:
-        """Read a piece parsed with the file's lines into the file's facts (what it adds is not kept)."""
-        self.extractor.read_part(body, more_after)
-
     def _replay(self, kept: _Added, piece: Piece) -> None:
         ex = self.extractor
         facts = ex.facts
@@ -249,16 +245,9 @@ class VersionReader:
 
 def _moved(added: _Added, lines: int, calls: int, within: Within | None = None) -> _Added:
     """ADDED moved LINES lines and CALLS calls on (WITHIN: checked to stay inside its piece)."""
-    last = within.last_line if within is not None else None
-
-    def line(n: int) -> int:
-        n += lines
-        if last is not None and not 1 <= n <= last:
-            raise OutsideTheStatement(f"line {n} is outside lines 1 to {last}")
-        return n
-
     tally = added.tally
     return _Added({name: [moved(r, lines, calls, within) for r in records] for name, records in added.lists.items()},
-                  Tally({(callee, line(n)) for callee, n in tally.instantiated}, set(tally.position_refs),
-                        set(tally.module_reads), tally.module_touched,
-                        [(name, line(n), line(v), col, text) for name, n, v, col, text in tally.constants]))
+                  Tally({(callee, moved_line(n, lines, within)) for callee, n in tally.instantiated},
+                        set(tally.position_refs), set(tally.module_reads), tally.module_touched,
+                        [(name, moved_line(n, lines, within), moved_line(v, lines, within), col, text)
+                         for name, n, v, col, text in tally.constants]))
