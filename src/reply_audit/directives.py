@@ -43,11 +43,16 @@ def marker_comment(name: str) -> str:
     return f"reply-audit: {name}"
 
 
+def may_hold_directives(source: bytes) -> bool:
+    """Whether SOURCE spells a directive anywhere (a file that does not has none, and nothing is tokenized)."""
+    return b"reply-audit:" in source
+
+
 def comment_directives(source: bytes, tree: ast.Module | None = None) \
         -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """Suppressions (line -> rule ids, [] = all) and migrate's markers (line -> marker names). TREE: Python's
     parse of the whole of SOURCE, when there is one: then only the lines near each directive are tokenized."""
-    if b"reply-audit:" not in source:
+    if not may_hold_directives(source):
         return {}, {}
     if b"\r" in source:  # tokenize splits lines on `\n` only; ast also on a lone `\r`
         source = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")

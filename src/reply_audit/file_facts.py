@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .directives import comment_directives
+from .directives import comment_directives, may_hold_directives
 from .discovery import is_test_path
 from .facts.model import FileFacts, ParseProblem
 from .parsing import parse_source
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 def facts_for_source(source: bytes, rel: str, profile: Profile, extractor: FactsExtractor | None = None) -> FileFacts:
     is_test = is_test_path(rel, profile.scan_list("test_paths"))
     versions = extractor.versions if extractor is not None else None
-    if versions is not None and b"reply-audit:" not in source:   # (no directive: none to read near a tree)
+    if versions is not None and not may_hold_directives(source):   # (directives are read near a whole tree)
         facts = FileFacts(path=rel, is_test=is_test)
         try:
             if versions.read(source, facts, rel):
