@@ -244,3 +244,61 @@ def test_import_targets_are_kept_per_list_of_imports_and_path_not_per_copy():
     assert len(modules._targets) == 2
     changed = replace(facts, imports=[ImportFact(module="pkg.b", level=0, names=[], line=1, in_function=False, type_checking=False)])
     assert modules.targets(changed) == [["pkg/b.py"]] and len(modules._targets) == 3
+
+
+KEPT_BUILDER = '''
+class ReplyBuilder:
+    def success(self, code, message):
+        return {"code": code}
+
+    def invalid(self, code, message):
+        return {"code": code}
+'''
+
+KEPT_NO_BUILDER = '''
+class ReplyBuilder:
+    def success(self, code, message):
+        return {"code": code}
+'''
+
+KEPT_TOOLS = '''
+from .builder import ReplyBuilder
+
+def mcp_safe_tool(fn):
+    return fn
+
+@mcp_safe_tool
+def read_file(path):
+    out = ReplyBuilder()
+    if not path:
+        return out.invalid("WA-RES-I-001", "no path")
+    return out.success("WA-RES-S-001", "read")
+'''
+
+
+def test_records_kept_from_the_tree_before_serve_only_where_the_answers_across_files_are_the_same():
+    """`history` indexes tree after tree with one FileRecords: a file's records are made again when the index
+    answers otherwise for it (here the builder its calls resolve to, once the builder loses a method), and each
+    inventory is the one a fresh index gives."""
+    from reply_audit.file_facts import facts_for_source
+    from reply_audit.index import FileRecords, build_inventory
+    from reply_audit.report.json_text import as_dict
+
+    profile = load_profile("canonical")
+    tools = facts_for_source(KEPT_TOOLS.encode(), "pkg/tools.py", profile)
+    builder = facts_for_source(KEPT_BUILDER.encode(), "pkg/builder.py", profile)
+    lesser = facts_for_source(KEPT_NO_BUILDER.encode(), "pkg/builder.py", profile)
+    kept = FileRecords()
+    seen = []
+    for tree in ([builder, tools], [builder, tools], [lesser, tools], [builder, tools]):
+        inventory = build_inventory(profile, tree, [], kept=kept)
+        assert as_dict(inventory) == as_dict(build_inventory(profile, tree, []))
+        seen.append(inventory)
+    builds = ["pkg/builder.py::ReplyBuilder"] * 2
+    assert [[c.builder for c in inv.calls] for inv in seen] == [builds, builds, [], builds]
+    assert [[r.kind for r in inv.handlers[0].returns] for inv in seen] == [
+        ["builder", "builder"], ["builder", "builder"], ["other", "other"], ["builder", "builder"]]
+    # the same facts and answers: the very records of the tree before; other answers: made again
+    assert seen[1].calls[0] is seen[0].calls[0] and seen[1].handlers[0] is seen[0].handlers[0]
+    assert seen[2].handlers[0] != seen[1].handlers[0] and seen[3].calls[0] is not seen[1].calls[0]
+    assert seen[3].calls[0] == seen[0].calls[0] and seen[3].handlers[0] == seen[0].handlers[0]

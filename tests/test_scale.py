@@ -217,6 +217,30 @@ def test_history_counts_every_commit_exactly(tmp_path):
     assert list(ranged["subject"]) == ["builder calls"]
 
 
+def test_history_evaluates_its_commits_without_the_cyclic_collector_and_turns_it_on_again(tmp_path, monkeypatch):
+    import gc
+
+    import reply_audit.history as history_module
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    for n in range(2):
+        write_tree(root, {"server.py": HANDLER + f"\n# {n}\n"})
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"step {n}")
+    row, collecting = history_module._row, []
+
+    def watched(*args, **kwargs):
+        collecting.append(gc.isenabled())
+        return row(*args, **kwargs)
+
+    monkeypatch.setattr(history_module, "_row", watched)
+    assert gc.isenabled()
+    table = history_module.history(root, "", load_profile("canonical"), jobs=1)
+    assert list(table["findings"]) == [4, 4] and collecting == [False, False] and gc.isenabled()
+
+
 def test_the_history_command_writes_table_and_chart(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()

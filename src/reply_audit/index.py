@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import fnmatch
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import field
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from .facts.model import BuilderFact, FileFacts, ImportFact, MappingFact, RegistryFact
+from .facts.model import BuilderFact, CallFact, FileFacts, ImportFact, MappingFact, RegistryFact
 from .profile import Profile
 from .record_class import record
 from .records import (
@@ -49,6 +50,7 @@ from .records import (
 # ---------------------------------------------------------------------------
 # modules
 # ---------------------------------------------------------------------------
+_Made = TypeVar("_Made")
 _Key = tuple[str, str, int, tuple[str, ...]]   # (the importer's folder for a relative import, module, level, names)
 
 
@@ -174,6 +176,35 @@ class ModuleMap:
         return sorted(set(candidates)), tuple(dotted)
 
 
+class FileRecords:
+    """What the index made of each file the last time it indexed that path, to serve again: `history` indexes
+    tree after tree, and most files are the same facts (the same objects) as in the tree before.
+
+    A part's records depend on one file's facts and on ANSWERS the index worked out across files (the builder a
+    call resolves to, the registrations of a handler). They are made again unless the path's facts are the very
+    object they were made from and the answers compare equal. The records are frozen and shared between the
+    inventories; nothing changes them."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple[str, str], tuple[FileFacts, object, Any]] = {}
+
+    def get(self, part: str, facts: FileFacts, answers: object, make: Callable[..., _Made], *args: Any) -> _Made:
+        """PART's records of FACTS: those kept, if made of FACTS with equal ANSWERS, else `make(*args)`."""
+        kept = self._kept.get((part, facts.path))
+        if kept is not None and kept[0] is facts and kept[1] == answers:
+            return cast(_Made, kept[2])
+        made = make(*args)
+        self._kept[part, facts.path] = (facts, answers, made)
+        return made
+
+
+class _MakeAgain(FileRecords):
+    """No records kept: each part is made (a scan indexes its tree once)."""
+
+    def get(self, part: str, facts: FileFacts, answers: object, make: Callable[..., _Made], *args: Any) -> _Made:
+        return make(*args)
+
+
 # ---------------------------------------------------------------------------
 # the inventory
 # ---------------------------------------------------------------------------
@@ -207,6 +238,11 @@ class Inventory:
     result_judge: Any = None
 
 
+def _union(targets: list[list[str]]) -> frozenset[str]:
+    """The files any of a file's imports may load."""
+    return frozenset(path for found in targets for path in found)
+
+
 def _role_matches(path: str, name: str, patterns: list[str]) -> bool:
     for pattern in patterns:
         glob, _, wanted = pattern.partition("::")
@@ -217,8 +253,10 @@ def _role_matches(path: str, name: str, patterns: list[str]) -> bool:
 
 class IndexBuilder:
     def __init__(self, profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact],
-                 modules: ModuleMap | None = None) -> None:
+                 modules: ModuleMap | None = None, kept: FileRecords | None = None) -> None:
+        """KEPT: the records made of the files of another tree, served again where they hold (`FileRecords`)."""
         self.profile = profile
+        self.kept = kept if kept is not None else _MakeAgain()
         self.receiver_names = frozenset(profile.builder_list("receiver_names"))
         self.files = sorted(files, key=lambda f: f.path)
         self.by_path = {f.path: f for f in self.files}
@@ -227,7 +265,7 @@ class IndexBuilder:
         self.modules = modules if modules is not None and modules.paths == set(paths) else ModuleMap(paths)
         self.builders: dict[str, list[tuple[str, BuilderFact]]] = defaultdict(list)
         self.factories: dict[str, list[tuple[str, str]]] = defaultdict(list)
-        self.imported_by: dict[str, set[str]] = defaultdict(set)
+        self.imported_by: dict[str, frozenset[str]] = {}   # path -> the files its imports may load
 
     # -- builders -----------------------------------------------------------------
     def _collect(self) -> None:
@@ -236,9 +274,10 @@ class IndexBuilder:
                 self.builders[b.name].append((f.path, b))
             for fac in f.factories:
                 self.factories[fac.name].append((f.path, fac.returns))
-            for targets in self.modules.targets(f):
-                if targets:   # (a file that imports nothing of the tree gets no entry)
-                    self.imported_by[f.path].update(targets)
+            targets = self.modules.targets(f)
+            imported = self.kept.get("imported", f, targets, _union, targets)
+            if imported:   # (a file that imports nothing of the tree gets no entry)
+                self.imported_by[f.path] = imported
 
     def resolve_builder(self, name: str | None, from_path: str, depth: int = 0) -> tuple[str, BuilderFact] | None:
         if not name or depth > 3:
@@ -250,13 +289,13 @@ class IndexBuilder:
             for path, b in hits:
                 if path == from_path:
                     return path, b
-            imported = self.imported_by.get(from_path, set())
+            imported = self.imported_by.get(from_path, frozenset())
             for path, b in hits:
                 if path in imported:
                     return path, b
             return hits[0]
         for path, returns in self.factories.get(name, []):
-            if path == from_path or path in self.imported_by.get(from_path, set()) or len(self.factories[name]) == 1:
+            if path == from_path or path in self.imported_by.get(from_path, ()) or len(self.factories[name]) == 1:
                 found = self.resolve_builder(returns, path, depth + 1)
                 if found:
                     return found
@@ -397,6 +436,7 @@ class IndexBuilder:
         self._builders_and_calls(inv)
         self._envelopes(inv)
         self._imports(inv, regs, roles)
+        positions_only = self.profile.code_scope == "positions"
         for f in self.files:
             if f.problem is not None:
                 inv.unparseable.append(Unparseable(path=f.path, line=f.problem.line, col=f.problem.col,
@@ -404,18 +444,23 @@ class IndexBuilder:
             if f.parser == "fallback":
                 inv.fallback.append(Fallback(path=f.path, skipped=[
                     SkippedLines(line=s.line, col=s.col, message=s.message) for s in f.skipped]))
-            for lit in f.code_literals:
-                if not lit.at_position and self.profile.code_scope == "positions":
-                    continue
-                inv.code_literals.append(CodeLiteral(path=f.path, line=lit.line, col=lit.col, code=lit.code,
-                                                     function=lit.function, end_line=lit.end_line,
-                                                     end_col=lit.end_col, plain=lit.plain))
-            for line, names in f.markers.items():
-                for name in names:
-                    inv.markers.append(Marker(path=f.path, line=int(line), marker=name))
-            for use in f.message_uses:
-                inv.message_branches.append(copied(MessageBranch, use, path=f.path))
+            literals, markers, branches = self.kept.get("literals", f, positions_only, self._literals, f,
+                                                        positions_only)
+            inv.code_literals.extend(literals)
+            inv.markers.extend(markers)
+            inv.message_branches.extend(branches)
         return inv
+
+    @staticmethod
+    def _literals(f: FileFacts, positions_only: bool) -> tuple[list[CodeLiteral], list[Marker], list[MessageBranch]]:
+        """F's code literals (with POSITIONS_ONLY, those at a code position), `reply-audit:` markers and branches
+        on a reply's message."""
+        literals = [CodeLiteral(path=f.path, line=lit.line, col=lit.col, code=lit.code, function=lit.function,
+                                end_line=lit.end_line, end_col=lit.end_col, plain=lit.plain)
+                    for lit in f.code_literals if lit.at_position or not positions_only]
+        markers = [Marker(path=f.path, line=int(line), marker=name) for line, names in f.markers.items()
+                   for name in names]
+        return literals, markers, [copied(MessageBranch, use, path=f.path) for use in f.message_uses]
 
     def resolve_ref(self, ref: str) -> str | None:
         parts = ref.split(".")
@@ -555,33 +600,12 @@ class IndexBuilder:
                 if found and found[1].kind == "builder":
                     instantiated[f"{found[0]}::{found[1].qualname}"].add((f.path, line))
         for f in self.files:
-            kept: dict[int, bool] = {}
-            for i, call in enumerate(f.calls):
-                found = self.resolve_builder(call.binding, f.path) if call.binding else None
-                named = call.binding_kind in ("name", "function") \
-                    or call.receiver.rsplit(".", 1)[-1] in self.receiver_names
-                if found is None and not named:
-                    kept[i] = False
-                    continue
-                kept[i] = True
-                code = call.code or (self.resolve_ref(call.code_ref) if call.code_ref else None)
-                inv.calls.append(copied(Call, call, path=f.path, code=code, guards=list(call.guards),
-                                        builder=f"{found[0]}::{found[1].qualname}" if found else None,
-                                        type=call.reply_type))
-            for h in f.handlers:
-                registered = registered_at.get((f.path, h.qualname), [])
-                if h.candidate and not registered:
-                    continue
-                counts: dict[str, int] = defaultdict(int)
-                returns: list[Return] = []
-                for r in h.returns:
-                    kind = r.kind
-                    if kind == "call":
-                        kind = "builder" if r.call is not None and kept.get(r.call) else "other"
-                    counts[kind] += 1
-                    returns.append(copied(Return, r, kind=kind))
-                inv.handlers.append(copied(Handler, h, path=f.path, returns_by_kind=dict(sorted(counts.items())),
-                                           returns=returns, registered=registered))
+            resolved = [self._resolved(call, f.path) for call in f.calls]
+            registered = [registered_at.get((f.path, h.qualname), []) for h in f.handlers]
+            calls, handlers = self.kept.get("calls", f, (resolved, registered), self._calls_and_handlers, f,
+                                            resolved, registered)
+            inv.calls.extend(calls)
+            inv.handlers.extend(handlers)
         canonical = self.profile.builder_methods
         forbidden = self.profile.forbidden_methods
         calls_through = Counter(c.builder for c in inv.calls)
@@ -596,6 +620,42 @@ class IndexBuilder:
                     type_ignored_by=b.type_ignored_by, frozen_after_terminal=b.frozen_after_terminal,
                     instantiated_at=[Place(path=p, line=n) for p, n in sorted(instantiated.get(ident, ()))],
                     calls=calls_through[ident]))
+
+    def _resolved(self, call: CallFact, path: str) -> tuple[str | None, str | None] | None:
+        """(the builder, the code) of a reply call of the file at PATH; None for a call that is no reply call:
+        its receiver resolves to no builder and is not named like one."""
+        found = self.resolve_builder(call.binding, path) if call.binding else None
+        named = call.binding_kind in ("name", "function") \
+            or call.receiver.rsplit(".", 1)[-1] in self.receiver_names
+        if found is None and not named:
+            return None
+        code = call.code or (self.resolve_ref(call.code_ref) if call.code_ref else None)
+        return f"{found[0]}::{found[1].qualname}" if found else None, code
+
+    @staticmethod
+    def _calls_and_handlers(f: FileFacts, resolved: list[tuple[str | None, str | None] | None],
+                            registered: list[list[HandlerRegistration]]) -> tuple[list[Call], list[Handler]]:
+        """The records of F's reply calls and handlers, given what the index resolved for each call (`_resolved`)
+        and each handler's registrations. A candidate handler nobody registers is left out."""
+        calls = [copied(Call, call, path=f.path, code=joined[1], guards=list(call.guards), builder=joined[0],
+                        type=call.reply_type)
+                 for call, joined in zip(f.calls, resolved) if joined is not None]
+        replies = {i for i, joined in enumerate(resolved) if joined is not None}
+        handlers = []
+        for h, registrations in zip(f.handlers, registered):
+            if h.candidate and not registrations:
+                continue
+            counts: dict[str, int] = defaultdict(int)
+            returns: list[Return] = []
+            for r in h.returns:
+                kind = r.kind
+                if kind == "call":
+                    kind = "builder" if r.call in replies else "other"
+                counts[kind] += 1
+                returns.append(copied(Return, r, kind=kind))
+            handlers.append(copied(Handler, h, path=f.path, returns_by_kind=dict(sorted(counts.items())),
+                                   returns=returns, registered=registrations))
+        return calls, handlers
 
     def _envelopes(self, inv: Inventory) -> None:
         """The wire shape of each Reply class: its serializer's keys, nested serializers flattened (a.b)."""
@@ -668,6 +728,7 @@ class IndexBuilder:
 
 
 def build_inventory(profile: Profile, files: list[FileFacts], mapping_files: list[MappingFact],
-                    modules: ModuleMap | None = None) -> Inventory:
-    """The inventory; MODULES, a ModuleMap of the same paths, is reused (with its resolutions) when given."""
-    return IndexBuilder(profile, files, mapping_files, modules).build()
+                    modules: ModuleMap | None = None, kept: FileRecords | None = None) -> Inventory:
+    """The inventory; MODULES, a ModuleMap of the same paths, is reused (with its resolutions) when given, and
+    KEPT's records of the files wherever they hold (`FileRecords`)."""
+    return IndexBuilder(profile, files, mapping_files, modules, kept).build()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from .discovery import PRECOMMIT_FILES, Gathered, gather, precommit_path
 from .facts.model import FileFacts, MappingFact
 from .file_facts import facts_for_source, new_extractor
-from .index import Inventory, ModuleMap, build_inventory
+from .index import FileRecords, Inventory, ModuleMap, build_inventory
 from .mappings import load_mapping_file
 from .profile import Profile
 from .record_class import record
@@ -130,8 +130,9 @@ def scan_sources(sources: dict[str, bytes], profile: Profile, display_root: str,
 
 
 def _inventory(profile: Profile, files: list[FileFacts], mapping_facts: list[MappingFact],
-               problems: list[tuple[str, str]], modules: ModuleMap | None = None) -> Inventory:
-    inventory = build_inventory(profile, files, mapping_facts, modules)
+               problems: list[tuple[str, str]], modules: ModuleMap | None = None,
+               kept: FileRecords | None = None) -> Inventory:
+    inventory = build_inventory(profile, files, mapping_facts, modules, kept)
     for rel, reason in problems:
         inventory.unparseable.append(Unparseable(path=rel, line=1, col=0, message=reason))
     inventory.unparseable.sort(key=lambda u: (u.path, u.line))
