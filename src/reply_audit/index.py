@@ -99,7 +99,10 @@ class ModuleMap:
         runs stand when no `__init__.py` changed."""
         changed = self.paths ^ other.paths
         touched = {name for path in changed for name in (_stem(path), *_suffixes(path))}
-        for key in other._asked:
+        asked = set(other._asked)   # (a file's targets served from a kept entry asked its answers too)
+        for where in other._asked_targets:
+            asked.update(other._targets[where][2])
+        for key in asked:
             if touched.isdisjoint(other._reads[key]):
                 self._memo[key], self._reads[key] = other._memo[key], other._reads[key]
         for where in other._asked_targets:
@@ -266,6 +269,7 @@ class IndexBuilder:
         self.builders: dict[str, list[tuple[str, BuilderFact]]] = defaultdict(list)
         self.factories: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.imported_by: dict[str, frozenset[str]] = {}   # path -> the files its imports may load
+        self.targets_of: dict[str, list[list[str]]] = {}    # path -> the files each of its imports may load
 
     # -- builders -----------------------------------------------------------------
     def _collect(self) -> None:
@@ -274,7 +278,7 @@ class IndexBuilder:
                 self.builders[b.name].append((f.path, b))
             for fac in f.factories:
                 self.factories[fac.name].append((f.path, fac.returns))
-            targets = self.modules.targets(f)
+            targets = self.targets_of[f.path] = self.modules.targets(f)
             imported = self.kept.get("imported", f, targets, _union, targets)
             if imported:   # (a file that imports nothing of the tree gets no entry)
                 self.imported_by[f.path] = imported
@@ -444,6 +448,8 @@ class IndexBuilder:
             if f.parser == "fallback":
                 inv.fallback.append(Fallback(path=f.path, skipped=[
                     SkippedLines(line=s.line, col=s.col, message=s.message) for s in f.skipped]))
+            if not f.code_literals and not f.markers and not f.message_uses:
+                continue
             literals, markers, branches = self.kept.get("literals", f, positions_only, self._literals, f,
                                                         positions_only)
             inv.code_literals.extend(literals)
@@ -600,6 +606,8 @@ class IndexBuilder:
                 if found and found[1].kind == "builder":
                     instantiated[f"{found[0]}::{found[1].qualname}"].add((f.path, line))
         for f in self.files:
+            if not f.calls and not f.handlers:
+                continue
             resolved = [self._resolved(call, f.path) for call in f.calls]
             registered = [registered_at.get((f.path, h.qualname), []) for h in f.handlers]
             calls, handlers = self.kept.get("calls", f, (resolved, registered), self._calls_and_handlers, f,
@@ -695,7 +703,7 @@ class IndexBuilder:
         init_loads: dict[str, set[str]] = defaultdict(set)
         for f in self.files:
             if f.path.endswith("__init__.py"):
-                for imp, targets in zip(f.imports, self.modules.targets(f)):
+                for imp, targets in zip(f.imports, self.targets_of[f.path]):
                     if not imp.in_function and not imp.type_checking:
                         init_loads[f.path].update(t for t in targets if t in role_of_file and t != f.path)
         if not role_of_file:
@@ -703,7 +711,7 @@ class IndexBuilder:
         # whether importing a file can load a registry: it is one, or a package __init__ it runs imports one
         reaches: dict[str, bool] = {}
         for f in self.files:
-            for imp, targets in zip(f.imports, self.modules.targets(f)):
+            for imp, targets in zip(f.imports, self.targets_of[f.path]):
                 if not targets:
                     continue
                 for target in targets:
