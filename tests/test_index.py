@@ -302,3 +302,33 @@ def test_records_kept_from_the_tree_before_serve_only_where_the_answers_across_f
     assert seen[1].calls[0] is seen[0].calls[0] and seen[1].handlers[0] is seen[0].handlers[0]
     assert seen[2].handlers[0] != seen[1].handlers[0] and seen[3].calls[0] is not seen[1].calls[0]
     assert seen[3].calls[0] == seen[0].calls[0] and seen[3].handlers[0] == seen[0].handlers[0]
+
+
+def test_a_mapping_by_reference_is_resolved_in_each_tree_and_its_facts_are_left_as_read():
+    """The index resolves `Codes.X` in the tree it indexes. `history` indexes the same facts of an unchanged
+    mapping module in tree after tree: the code the reference names in the next tree counts there."""
+    from reply_audit.file_facts import facts_for_source
+    from reply_audit.index import FileRecords, build_inventory
+    from reply_audit.report.json_text import as_dict
+
+    profile = load_profile("canonical")
+    codes = '''
+class Codes:
+    WA_WRITE_S_001 = ReplyCode("{}", "WA", "WRITE", "S", 1)
+    WA_RES_I_001 = ReplyCode("WA-RES-I-001", "WA", "RES", "I", 1)
+'''
+    mapping = facts_for_source(b'from .codes import Codes\n\nLEGACY_TO_CANONICAL = {\n'
+                               b'    "FILE-OP-S-001": Codes.WA_WRITE_S_001,\n}\n', "pkg/mapping.py", profile)
+    first = facts_for_source(codes.format("WA-WRITE-S-001").encode(), "pkg/codes.py", profile)
+    renumbered = facts_for_source(codes.format("WA-WRITE-S-002").encode(), "pkg/codes.py", profile)
+    tools = facts_for_source(b'from .codes import Codes\n\ndef write(rb):\n    return rb.success(Codes.WA_WRITE_S_001, {})\n',
+                             "pkg/tools.py", profile)
+    kept = FileRecords()
+    got = []
+    for tree in ([first, mapping, tools], [renumbered, mapping, tools], [first, mapping, tools]):
+        inventory = build_inventory(profile, tree, [], kept=kept)
+        assert as_dict(inventory) == as_dict(build_inventory(profile, tree, []))
+        got.append([(e.legacy, e.canonical) for m in inventory.mappings for e in m.entries])
+    assert got == [[("FILE-OP-S-001", "WA-WRITE-S-001")], [("FILE-OP-S-001", "WA-WRITE-S-002")],
+                   [("FILE-OP-S-001", "WA-WRITE-S-001")]]
+    assert [(e.canonical, e.canonical_ref) for e in mapping.mappings[0].entries] == [(None, "Codes.WA_WRITE_S_001")]

@@ -18,6 +18,7 @@ from functools import cache
 from typing import Any, TypeVar, cast
 
 from .facts.model import BuilderFact, CallFact, FileFacts, ImportFact, MappingFact, RegistryFact
+from .facts.model import MappingEntry as MappingEntryFact
 from .profile import Profile
 from .record_class import record
 from .records import (
@@ -270,6 +271,7 @@ class IndexBuilder:
         self.factories: dict[str, list[tuple[str, str]]] = defaultdict(list)
         self.imported_by: dict[str, frozenset[str]] = {}   # path -> the files its imports may load
         self.targets_of: dict[str, list[list[str]]] = {}    # path -> the files each of its imports may load
+        self.resolved_refs: dict[int, str | None] = {}       # id of a mapping entry -> the code its reference names
 
     # -- builders -----------------------------------------------------------------
     def _collect(self) -> None:
@@ -311,7 +313,7 @@ class IndexBuilder:
         explicit_legacy = list(self.profile.setting("registries", "legacy"))
         share = float(self.profile.setting("registries", "canonical_share"))
         keys = {e.legacy for m in mappings for e in m.entries}
-        targets = {e.canonical for m in mappings for e in m.entries if e.canonical}
+        targets = {code for m in mappings for e in m.entries if (code := self._canonical(e))}
         roles = []
         for path, reg, in_tests in registries:
             codes = {c.code for c in reg.codes}
@@ -378,7 +380,7 @@ class IndexBuilder:
         for m in all_mappings:
             for e in m.entries:
                 if e.canonical is None and e.canonical_ref:
-                    e.canonical = self.resolve_ref(e.canonical_ref)
+                    self.resolved_refs[id(e)] = self.resolve_ref(e.canonical_ref)
         roles = self._roles(regs, all_mappings)
 
         code_regs: dict[str, list[str]] = defaultdict(list)
@@ -419,17 +421,18 @@ class IndexBuilder:
         for path, m in code_mappings + [(m.name, m) for m in self.mapping_files]:
             inv.mappings.append(Mapping(
                 path=path, line=m.line, name=m.name, source="code" if m not in self.mapping_files else "file",
-                entries=[MappingEntry(legacy=e.legacy, canonical=e.canonical, line=e.line, value_span=e.value_span,
-                                      cls=classify_mapping_entry(self.profile, e.canonical, inv.canonical_codes),
+                entries=[MappingEntry(legacy=e.legacy, canonical=self._canonical(e), line=e.line,
+                                      value_span=e.value_span,
+                                      cls=classify_mapping_entry(self.profile, self._canonical(e), inv.canonical_codes),
                                       legacy_known=e.legacy in inv.legacy_code_set)
                          for e in m.entries]))
         chosen: dict[str, tuple[str | None, str]] = {}
         for path, m in code_mappings:
             for e in m.entries:
-                chosen.setdefault(e.legacy, (e.canonical, f"{path}::{m.name}"))
+                chosen.setdefault(e.legacy, (self._canonical(e), f"{path}::{m.name}"))
         for m in self.mapping_files:
             for e in m.entries:
-                chosen[e.legacy] = (e.canonical, m.name)
+                chosen[e.legacy] = (self._canonical(e), m.name)
         inv.legacy_codes = classify_legacy(self.profile, inv.legacy_code_set, inv.canonical_codes, chosen, code_regs)
         for mapping in inv.mappings:
             for entry in mapping.entries:
@@ -467,6 +470,11 @@ class IndexBuilder:
         markers = [Marker(path=f.path, line=int(line), marker=name) for line, names in f.markers.items()
                    for name in names]
         return literals, markers, [copied(MessageBranch, use, path=f.path) for use in f.message_uses]
+
+    def _canonical(self, entry: MappingEntryFact) -> str | None:
+        """The code a mapping entry maps to: its value, or the code its `Codes.X` reference resolves to in this
+        tree (kept here, not in the facts: `history` indexes the same facts in other trees)."""
+        return self.resolved_refs.get(id(entry), entry.canonical)
 
     def resolve_ref(self, ref: str) -> str | None:
         parts = ref.split(".")
