@@ -609,6 +609,8 @@ class IndexBuilder:
         instantiated: dict[str, set[tuple[str, int]]] = defaultdict(set)
         for f in self.files:
             for callee, line in f.instantiations:
+                if callee not in self.builders and callee not in self.factories:
+                    continue   # (no class of the tree that builds replies: most constructions)
                 found = self.resolve_builder(callee, f.path)
                 # a class whose classmethods build replies (kind factory) is a reply, not a builder, when constructed
                 if found and found[1].kind == "builder":
