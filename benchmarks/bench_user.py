@@ -88,8 +88,11 @@ def _tree_rss(pid: int) -> int:
     return total
 
 
-def run(argv: list[str], cwd: Path | None = None) -> tuple[float, int, subprocess.CompletedProcess[bytes]]:
-    """(seconds, peak KB of the whole process tree, the finished process) of ARGV."""
+def run(argv: list[str], cwd: Path | None = None, memory: bool = False) \
+        -> tuple[float, int, subprocess.CompletedProcess[bytes]]:
+    """(seconds, peak KB of the whole process tree, the finished process) of ARGV. The peak is sampled (every
+    20 ms, reading /proc, about a tenth of a CPU) only with MEMORY, in a run whose time is not counted: it would
+    take that CPU from the run it times; without MEMORY it is 0."""
     peak = [0]
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=cwd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -101,11 +104,13 @@ def run(argv: list[str], cwd: Path | None = None) -> tuple[float, int, subproces
             done.wait(0.02)
 
     sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    if memory:
+        sampler.start()
     out, err = proc.communicate()
     seconds = time.perf_counter() - start
     done.set()
-    sampler.join()
+    if memory:
+        sampler.join()
     return seconds, peak[0], subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
@@ -113,21 +118,28 @@ def reply_audit(*args: str | Path) -> list[str]:
     return [PY, "-m", "reply_audit", *map(str, args)]
 
 
-def turns(cases: dict[str, list[str] | tuple[list[str], object]], repeat: int) -> dict[str, dict[str, float]]:
-    """Each case run REPEAT times in turns; per case the median seconds and the peak KB. A case may be
-    (argv, before) where BEFORE is called ahead of each run (to change a file, say)."""
+def turns(cases: dict[str, list[str] | tuple[list[str], object]], repeat: int,
+          memory: tuple[str, ...] = ()) -> dict[str, dict[str, float]]:
+    """Each case run REPEAT times in turns; per case the median seconds, and for the cases MEMORY names the
+    peak KB, from one more run that is not timed. A case may be (argv, before) where BEFORE is called ahead of
+    each run (to change a file, say)."""
     times: dict[str, list[float]] = {name: [] for name in cases}
     peaks: dict[str, int] = dict.fromkeys(cases, 0)
-    for _ in range(repeat):
+    for turn in range(repeat + 1):
         for name, case in cases.items():
+            sampled = turn == repeat
+            if sampled and name not in memory:
+                continue
             argv, before = case if isinstance(case, tuple) else (case, None)
             if callable(before):
                 before()
-            seconds, peak, done = run(argv)
+            seconds, peak, done = run(argv, memory=sampled)
             if done.returncode not in (0, 1):
                 raise SystemExit(f"{name}: exit {done.returncode}: {done.stderr.decode()[-800:]}")
-            times[name].append(seconds)
-            peaks[name] = max(peaks[name], peak)
+            if sampled:
+                peaks[name] = peak
+            else:
+                times[name].append(seconds)
     return {name: {"seconds": statistics.median(times[name]), "peak_mb": peaks[name] / 1024} for name in cases}
 
 
@@ -234,7 +246,8 @@ def measure(path: Path, copies: int, repo: Path | None, repeat: int,
             if shutil.which("ruff"):
                 big_cases["ruff --select ALL"] = ["ruff", "check", "--select", "ALL", "--no-cache", "--exit-zero",
                                                   "-q", str(big)]
-            figures["copies"] = {"copies": copies, "files": len(big_files), **turns(big_cases, repeat)}
+            figures["copies"] = {"copies": copies, "files": len(big_files),
+                                 **turns(big_cases, repeat, memory=("cold default",))}
             shutil.rmtree(big, ignore_errors=True)
         if repo is not None:   # cold (no cache) in turns with a cold scan, then again with a cache filled once
             history = reply_audit("history", repo, "--out", scratch / "history")
@@ -247,7 +260,6 @@ def measure(path: Path, copies: int, repo: Path | None, repeat: int,
                     raise SystemExit(f"history: exit {done.returncode}: {done.stderr.decode()[-800:]}")
             figures["history"] = {"seconds": paired["history"]["seconds"],
                                   "cold scan seconds": paired["cold default"]["seconds"], "warm_seconds": seconds,
-                                  "peak_mb": paired["history"]["peak_mb"],
                                   "summary": done.stdout.decode().strip().splitlines()[-1:]}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
