@@ -332,3 +332,20 @@ class Codes:
     assert got == [[("FILE-OP-S-001", "WA-WRITE-S-001")], [("FILE-OP-S-001", "WA-WRITE-S-002")],
                    [("FILE-OP-S-001", "WA-WRITE-S-001")]]
     assert [(e.canonical, e.canonical_ref) for e in mapping.mappings[0].entries] == [(None, "Codes.WA_WRITE_S_001")]
+
+
+def test_a_kept_import_map_forgets_a_relative_import_of_a_package_whose_init_comes_or_goes():
+    """`from .legacy import OLD` finds `app/legacy/__init__.py` once it exists: the map of the commit that adds
+    it must not keep the answer of the commit before (nothing), nor the map of a later commit the answer it
+    took over."""
+    from reply_audit.index import ModuleMap
+
+    before = ["app/legacy/util.py", "app/server.py"]
+    first = ModuleMap(before)
+    assert first.resolve("app/server.py", "legacy", 1, ["OLD"]) == []
+    added = ModuleMap([*before, "app/legacy/__init__.py"], first)
+    assert added.resolve("app/server.py", "legacy", 1, ["OLD"]) == ["app/legacy/__init__.py"]
+    later = ModuleMap([*before, "app/legacy/__init__.py", "app/z.py"], added)
+    assert later.resolve("app/server.py", "legacy", 1, ["OLD"]) == ["app/legacy/__init__.py"]
+    removed = ModuleMap([*before, "app/z.py"], later)
+    assert removed.resolve("app/server.py", "legacy", 1, ["OLD"]) == []

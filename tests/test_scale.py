@@ -241,6 +241,34 @@ def test_history_evaluates_its_commits_without_the_cyclic_collector_and_turns_it
     assert list(table["findings"]) == [4, 4] and collecting == [False, False] and gc.isenabled()
 
 
+def test_history_counts_each_commit_as_a_scan_of_it_when_a_package_init_comes_later(tmp_path):
+    """A relative import of a package finds its `__init__.py` from the commit that adds it on, in history as in
+    a scan of each commit: the import map history carries from commit to commit kept the first answer (none)."""
+    from reply_audit.history import _row, history
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    steps = [
+        {"app/server.py": "from .legacy import OLD\n",
+         "app/codes.py": 'class Codes:\n    A = ReplyCode("WA-RES-I-001")\n    B = ReplyCode("MCP-SYS-E-001")\n',
+         "app/legacy/util.py": "X = 1\n"},
+        {"app/legacy/__init__.py": 'OLD = {"FILE-OP-S-001": "x", "FILE-OP-E-001": "y"}\n'},
+        {"app/z.py": "Z = 1\n"},
+        {"app/z.py": "Z = 2\n"},
+    ]
+    profile = load_profile("canonical")
+    scanned = []
+    for n, files in enumerate(steps):
+        write_tree(root, files)
+        _git(root, "add", "-A")
+        _git(root, "commit", "-qm", f"step {n}")
+        result = scan(root, profile)
+        scanned.append(_row(profile, result.files, result.tooling)["findings"])
+    table = history(root, "", profile, jobs=1)
+    assert scanned == [1, 2, 2, 2] and list(table["findings"]) == scanned
+
+
 def test_the_history_command_writes_table_and_chart(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()

@@ -61,6 +61,12 @@ def _stem(path: str) -> str:
     return path[:-3] if path.endswith(".py") else path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
 
 
+def _package(path: str) -> str:
+    """The target a relative import finds PATH by when it is a package's `__init__.py` (`a/b` for
+    `a/b/__init__.py`), else its stem."""
+    return path[:-len("/__init__.py")] if path.endswith("/__init__.py") else _stem(path)
+
+
 @cache
 def _suffixes(path: str) -> tuple[str, ...]:
     """The dotted names an absolute import may find PATH by: `b.c` and `c` for `a/b/c.py`, a package by its
@@ -96,10 +102,10 @@ class ModuleMap:
         """Keep the answers asked of OTHER that the paths added or removed since cannot change. A relative
         import's files are the paths among `{target}.py` and `{target}/__init__.py` (it read the targets), an
         absolute one's are those found by its dotted names (it read those names): an answer stands when no
-        changed path has one of the names it read as its target or its dotted name. The `__init__` files a path
-        runs stand when no `__init__.py` changed."""
+        changed path has one of the names it read as its target (`a/b` names `a/b.py` and `a/b/__init__.py`) or
+        its dotted name. The `__init__` files a path runs stand when no `__init__.py` changed."""
         changed = self.paths ^ other.paths
-        touched = {name for path in changed for name in (_stem(path), *_suffixes(path))}
+        touched = {name for path in changed for name in (_stem(path), *_suffixes(path), _package(path))}
         asked = set(other._asked)   # (a file's targets served from a kept entry asked its answers too)
         for where in other._asked_targets:
             asked.update(other._targets[where][2])
