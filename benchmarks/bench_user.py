@@ -103,13 +103,13 @@ def run(argv: list[str], cwd: Path | None = None, memory: bool = False) \
             peak[0] = max(peak[0], _tree_rss(proc.pid))
             done.wait(0.02)
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    if memory:
+    sampler = threading.Thread(target=sample, daemon=True) if memory else None
+    if sampler is not None:
         sampler.start()
     out, err = proc.communicate()
     seconds = time.perf_counter() - start
     done.set()
-    if memory:
+    if sampler is not None:
         sampler.join()
     return seconds, peak[0], subprocess.CompletedProcess(argv, proc.returncode, out, err)
 

@@ -325,9 +325,7 @@ def _row(profile: Profile, facts: list[FileFacts], tooling: dict[str, object], m
 
 def chart(table: pd.DataFrame, path_png: Path, path_svg: Path, title: str) -> None:
     """Findings by severity (stacked), legacy codes, raw dict returns and the score over the commit dates."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+    preload_chart()
     import matplotlib.pyplot as plt
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(11, 7), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
