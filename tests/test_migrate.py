@@ -688,3 +688,17 @@ def test_judgment_calls_after_review(tmp_path):
         "    if not path:",
         '        return rb.invalid("WA-RES-I-001", data={"path": path})',
         '    return rb.success("WA-READ-S-001", data={})']
+
+
+@pytest.mark.parametrize("rows", [
+    [["safety-wrapper", 1, 0, 0, 0, 0], ["forbidden-methods", 2, 10, 123456789, 0, 3]],
+    [["a-very-long-codemod-name-indeed", 3, 1, 2, 3, 4]],
+    [],
+])
+def test_the_counts_table_is_drawn_as_tabulate_draws_it(rows) -> None:
+    from tabulate import tabulate
+
+    from reply_audit.report.migrate_report import counts_table
+
+    headers = ["codemod", "phase", "files", "rewrites", "skipped", "refused"]
+    assert counts_table(headers, rows) == tabulate(rows, headers=headers, tablefmt="simple")

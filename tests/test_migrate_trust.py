@@ -1389,3 +1389,53 @@ def test_a_rewrite_that_leaves_its_finding_is_refused_not_reported_as_done(tmp_p
     done = migrate(scan(root, load_profile(None, root)), [Broken()])
     assert [(r.codemod, r.path, r.line, r.reason) for r in done.refused] == [
         ("broken", "server.py", 2, "rewritten, but the finding is still there: please report this")]
+
+
+# ------------------------------------------------------------------------------------------ libcst's own checks
+def test_a_return_written_without_its_space_gets_one_instead_of_a_traceback(tmp_path):
+    from reply_audit.codemods import all_codemods
+
+    example = next(c for c in all_codemods() if c.name == "dict-returns").examples[0]
+    tree = {p: textwrap.dedent(s) for p, s in example.before_tree().items()}
+    tree["server.py"] = '''from replies import Reply
+from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+def notes_count(x) -> dict:
+    if x:
+        return{"success": False, "error": "no"}
+    return{"success": True, "count": 1}
+'''
+    write_tree(tmp_path, tree)
+    done = cli("migrate", tmp_path, "--apply", "--allow-dirty")
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "server.py").read_text() == '''from replies import Reply
+from safety import ReplyBuilder, mcp_safe_tool
+
+
+@mcp.tool()
+@mcp_safe_tool
+def notes_count(x) -> Reply:
+    rb = ReplyBuilder(tool="notes_count")
+    if x:
+        return rb.invalid("MCP-SYS-I-001", data={}, message="no")
+    return rb.success("MCP-SYS-S-001", data={"count": 1})
+'''
+
+
+def test_a_node_libcst_will_not_build_refuses_its_edit_not_the_run():
+    from reply_audit.codemods.apply import rewrite_source
+    from reply_audit.codemods.base import Edit, Target
+
+    class Unbuildable(Edit):
+        def targets(self):
+            return [Target("return", (2, 4, 2, 12))]
+
+        def rewrite(self, target, original, updated, ctx):
+            return updated.with_changes(whitespace_after_return=cst.SimpleWhitespace(""))   # `returnx`
+
+    outcome = rewrite_source(b"def f(x):\n    return x\n", [Unbuildable("unbuildable", "mod.py", [(2, 4, 2, 12)], "")])
+    assert (outcome.new_source, outcome.applied) == (None, [])
+    assert [reason for _edit, reason in outcome.refused] == [
+        "libcst cannot build the rewritten code: Must have at least one space after 'return'."]

@@ -6,6 +6,12 @@ turned into the character columns libcst counts), hands each node to its edit,
 adds the import statements the applied edits need, and checks the result:
 it must parse again with libcst, and with `ast` too when the original did.
 
+libcst reads the file cut down to what the edits touch (`hollow`): the runs
+of statements that hold no target are each one stub line while it rewrites,
+and their bytes are put back after. A file that cannot be cut, or whose
+cut-down text meets a problem, is rewritten whole; the result is the same
+byte for byte either way (the tests compare the two).
+
 Nothing is half-applied. An edit whose target is not found, or that refuses
 the node it is given, is dropped, and the file is rewritten again from the
 original without it; if the result does not parse, the whole file is refused.
@@ -20,7 +26,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import field
 from typing import Any, cast
 
@@ -32,7 +38,8 @@ from ..cst_positions import printed, reprinted
 from ..record_class import record
 from .base import Edit
 from .ftypes import Refused, Span, Target
-from .rewrite_context import RewriteContext
+from .hollow import hollow
+from .rewrite_context import RewriteContext, usual_quote
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _KINDS: dict[type, str] = {cst.Call: "call", cst.SimpleString: "string", cst.Expr: "expr", cst.Return: "return"}
@@ -51,8 +58,9 @@ class RewriteOutcome:
 class _Columns:
     """ast spans (UTF-8 byte columns) -> libcst positions (character columns)."""
 
-    def __init__(self, code: str) -> None:
+    def __init__(self, code: str, line_of: Callable[[int], int] | None = None) -> None:
         self.lines = _NEWLINES.split(code)
+        self.line_of = line_of or (lambda line: line)
 
     def char_col(self, line: int, byte_col: int) -> int:
         if not 1 <= line <= len(self.lines):
@@ -64,8 +72,10 @@ class _Columns:
 
     def key(self, target: Target) -> tuple[str, tuple[Any, ...]]:   # (kind, a span or (name, line))
         if target.kind == "def":
-            return target.kind, tuple(target.where)
+            name, line = cast("tuple[str, int]", target.where)
+            return target.kind, (name, self.line_of(line))
         line, col, end_line, end_col = cast(Span, target.where)   # every kind but def is found by its span
+        line, end_line = self.line_of(line), self.line_of(end_line)
         return target.kind, (line, self.char_col(line, col), end_line, self.char_col(end_line, end_col))
 
 
@@ -115,6 +125,8 @@ class _Applier(cst.CSTTransformer):
                 self.hits[id(edit)] += 1
             except Refused as exc:
                 self.refused[id(edit)] = exc.reason
+            except cst.CSTValidationError as exc:   # a node libcst will not build: the edit, not the file, is refused
+                self.refused[id(edit)] = f"libcst cannot build the rewritten code: {exc}"
         return updated_node
 
 
@@ -130,16 +142,18 @@ def _with_comment(node: cst.SimpleStatementLine | cst.SimpleStatementSuite, text
         whitespace=cst.SimpleWhitespace("  "), comment=cst.Comment(f"# {text}")))
 
 
-def _once(module: cst.Module, edits: list[Edit], text: str, spans: dict[int, NodeSpan]) \
+def _once(module: cst.Module, edits: list[Edit], text: str, spans: dict[int, NodeSpan],
+          line_of: Callable[[int], int] | None = None, quote: str | None = None) \
         -> tuple[cst.Module, dict[int, str]]:
-    """Apply EDITS to MODULE, whose source is TEXT and whose nodes sit at SPANS; return the new module and the
-    edits that failed (id -> reason)."""
-    columns = _Columns(text)
+    """Apply EDITS to MODULE, whose source is TEXT and whose nodes sit at SPANS (LINE_OF: the line of TEXT
+    that holds a line the targets name; QUOTE: the file's usual quote, when TEXT is a cut-down file); return
+    the new module and the edits that failed (id -> reason)."""
+    columns = _Columns(text, line_of)
     table: dict[tuple[str, tuple[Any, ...]], list[tuple[Edit, Target]]] = defaultdict(list)
     for edit in edits:
         for target in edit.targets():
             table[columns.key(target)].append((edit, target))
-    ctx = RewriteContext(module, text)
+    ctx = RewriteContext(module, text, quote)
     applier = _Applier(table, ctx, spans)
     new = module.visit(applier)
     failed = dict(applier.refused)
@@ -149,49 +163,95 @@ def _once(module: cst.Module, edits: list[Edit], text: str, spans: dict[int, Nod
     return new, failed
 
 
+@record
+class _Draft:
+    """A rewrite before its check: the edits refused on the way, those left, and the bytes they make."""
+
+    refused: list[tuple[Edit, str]] = field(default_factory=list)
+    left: list[Edit] = field(default_factory=list)   # applied, unless PROBLEM refuses them all
+    data: bytes | None = None     # None: no edit left to apply
+    problem: str | None = None    # why the whole file was refused
+
+
 def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
+    """SOURCE with EDITS applied, checked. libcst reads the file cut down to the statements the edits touch
+    (`hollow`), and the whole file when it cannot be cut or the cut-down file meets a problem (so a refusal
+    of the whole file reads as the whole file's)."""
     outcome = RewriteOutcome(source=source)
+    cut = hollow(source, [_lines(target) for edit in edits for target in edit.targets()])
+    # a new string takes the quote of the whole file, not of what is left of it
+    draft = _rewrite(cut.source, edits, cut.line, usual_quote(source)) if cut is not None else None
+    if draft is not None and draft.problem is None and draft.data is not None:
+        assert cut is not None   # (a draft is made of a cut)
+        draft.data = cut.restore(draft.data)
+    if draft is None or draft.problem is not None or (draft.left and draft.data is None):
+        draft = _rewrite(source, edits, None)
+    outcome.refused = list(draft.refused)
+    if draft.problem is not None:
+        return _refuse(outcome, draft.left, draft.problem)
+    if draft.data is None:
+        return outcome
+    problem = verify(source, draft.data)
+    if problem:
+        return _refuse(outcome, draft.left, problem)
+    outcome.applied = draft.left
+    outcome.new_source = draft.data if draft.data != source else None
+    return outcome
+
+
+def _lines(target: Target) -> tuple[int, int]:
+    """The lines of the original source TARGET lies on."""
+    if target.kind == "def":
+        line = cast("tuple[str, int]", target.where)[1]
+        return line, line
+    where = cast(Span, target.where)
+    return where[0], where[2]
+
+
+def _rewrite(source: bytes, edits: list[Edit], line_of: Callable[[int], int] | None,
+             quote: str | None = None) -> _Draft:
+    """EDITS applied to SOURCE (LINE_OF: the line of SOURCE that holds a line of the file the edits' targets
+    were found in, None: the same line; QUOTE: the file's usual quote, None: SOURCE's), not yet checked."""
+    draft = _Draft()
     try:
         module = cst.parse_module(source)
     except Exception as exc:  # libcst's ParserSyntaxError and friends
-        return _refuse(outcome, edits, f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}")
+        return _Draft(left=list(edits), problem=f"libcst cannot parse it: {' '.join(str(exc).split())[:160]}")
     try:
         text, spans, pieces = printed(module)   # printed once: the columns and the quotes are read from it
     except (RecursionError, MemoryError):   # (`a + b + …` a thousand terms long parses, and prints recursing)
-        return _refuse(outcome, edits, "nested too deeply for libcst to rewrite")
+        return _Draft(left=list(edits), problem="nested too deeply for libcst to rewrite")
     if text.encode(module.encoding) != source:
         # libcst would change bytes nobody asked to change (e.g. the last `\r` of a file with old Mac endings)
-        return _refuse(outcome, edits, "libcst cannot reproduce this file byte for byte: not rewritten")
+        return _Draft(left=list(edits), problem="libcst cannot reproduce this file byte for byte: not rewritten")
     pending = list(edits)
     new = module
     for _ in range(MAX_RETRIES):
         if not pending:
             break
         try:
-            new, failed = _once(module, pending, text, spans)
+            new, failed = _once(module, pending, text, spans, line_of, quote)
         except (RecursionError, MemoryError):
-            return _refuse(outcome, pending, "nested too deeply for libcst to rewrite")
+            draft.problem = "nested too deeply for libcst to rewrite"
+            draft.left = pending
+            return draft
         if not failed:
             break
-        outcome.refused += [(e, failed[id(e)]) for e in pending if id(e) in failed]
+        draft.refused += [(e, failed[id(e)]) for e in pending if id(e) in failed]
         pending = [e for e in pending if id(e) not in failed]
     else:
         pending = []
+    draft.left = pending
     if not pending:
-        return outcome
+        return draft
     try:
         new = add_imports(new, [s for e in pending for s in e.imports])
         new = add_definitions(new, {n: d for e in pending for n, d in e.definitions.items()})
         # only the statements the rewrite replaced are printed again (the rest keep their text: see cst_positions)
-        data = (reprinted(module, text, pieces, new) or new.code).encode(new.encoding)
+        draft.data = (reprinted(module, text, pieces, new) or new.code).encode(new.encoding)
     except Exception as exc:  # an import that cannot be parsed or encoded
-        return _refuse(outcome, pending, f"the rewritten file cannot be produced: {exc}")
-    problem = verify(source, data)
-    if problem:
-        return _refuse(outcome, pending, problem)
-    outcome.applied = pending
-    outcome.new_source = data if data != source else None
-    return outcome
+        draft.problem = f"the rewritten file cannot be produced: {exc}"
+    return draft
 
 
 def _refuse(outcome: RewriteOutcome, edits: list[Edit], problem: str) -> RewriteOutcome:
@@ -343,8 +403,8 @@ def _import_position(body: list[cst.BaseStatement]) -> int:
             position = 1
         elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
             break
-    setup = max((i for i, stmt in enumerate(body[:-1])
-                 if _sets_sys_path(stmt) and _is_import_line(body[i + 1])), default=-1)
+    setup = max((i for i, stmt in enumerate(body[:-1])   # (the cheap test first: a statement's walk is not)
+                 if _is_import_line(body[i + 1]) and _sets_sys_path(stmt)), default=-1)
     if setup >= position:
         position = setup + 1
         while position < len(body) and _is_import_line(body[position]):

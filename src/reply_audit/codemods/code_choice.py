@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import field
 from typing import Protocol, cast
 
@@ -129,6 +130,7 @@ class CodeIndex:
     registry: dict[str, list[str]] = field(default_factory=dict)   # code -> words of its registry entry alone
     _vocabulary: dict[tuple[tuple[tuple[str, str], ...], frozenset[str], bool], dict[str, set[str]]] = field(
         default_factory=dict, repr=False)
+    _word_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)   # code -> set(texts[code])
 
     def words(self, text: str) -> list[str]:
         return [w for w in words(text) if w not in self.stop_words]
@@ -165,12 +167,21 @@ class CodeIndex:
     def similarity(self, said: set[str], code: str) -> tuple[float, list[str]]:
         """The share of SAID's words found in CODE's document, each word weighted by its rarity (IDF), and the
         words shared."""
-        mine = set(self.texts.get(code, []))
-        if not said or not mine:
-            return 0.0, []
-        shared = sorted(said & mine)
+        return self.scorer(said)(code)
+
+    def scorer(self, said: set[str]) -> Callable[[str], tuple[float, list[str]]]:
+        """`similarity` of SAID, for one code after another (SAID's weight is added up once)."""
         total = sum(self.weight(w) for w in said)
-        return (sum(self.weight(w) for w in shared) / total if total else 0.0), shared
+
+        def score(code: str) -> tuple[float, list[str]]:
+            mine = self._word_sets.get(code)
+            if mine is None:
+                mine = self._word_sets[code] = frozenset(self.texts.get(code, []))
+            if not said or not mine:
+                return 0.0, []
+            shared = sorted(said & mine)
+            return (sum(self.weight(w) for w in shared) / total if total else 0.0), shared
+        return score
 
 
 def legacy_type(ret: Return | None, ctx: _PlanContext, letters: tuple[str, ...] = ("I", "E", "D")) \
@@ -251,21 +262,26 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
     scored: list[tuple[float, str, list[str]]] = []
     specific: set[str] = set()   # codes with evidence about this site's domain, not only shared words
     spoken: set[str] = set()     # codes the return's own message or legacy code points to
+    heard = index.scorer(said | meant)
+    of_area: dict[str | None, tuple[str, str, list[str]]] = {}   # what the names and the message say of an area
     for code, parts in known.typed_codes.get(letter, ()):
         if owners and parts.layer not in owners:
             continue
         score, why = 0.0, []
-        area: str | None = (parts.area or "").lower()
-        vocabulary = own_words.get(parts.area or "", set())
-        hit = (area in named and area) or next(iter(sorted(named & area_words.get(parts.area or "", set()))), "")
-        # (the handler's own name only: a package name such as `lending/` is no statement about one handler)
-        registry_hit = "" if hit else next(iter(sorted(own_name & vocabulary)), "")
+        if parts.area not in of_area:
+            lower = (parts.area or "").lower()
+            vocabulary = own_words.get(parts.area or "", set())
+            named_area = (lower if lower in named else "") \
+                or next(iter(sorted(named & area_words.get(parts.area or "", set()))), "")
+            # (the handler's own name only: a package name such as `lending/` is no statement about one handler)
+            named_word = "" if named_area else next(iter(sorted(own_name & vocabulary)), "")
+            terms = area_words.get(parts.area or "", set()) | described.get(parts.area or "", set())
+            of_area[parts.area] = (named_area, named_word, sorted((said - named) & terms))
+        hit, registry_hit, told = of_area[parts.area]
         if hit or registry_hit:
             score += area_weight
             why.append(f"the name says {hit!r}: area {parts.area}" if hit else
                        f"the name says {registry_hit!r}, a word only area {parts.area}'s registry entries use")
-        area = parts.area or ""
-        told = sorted((said - named) & (area_words.get(area, set()) | described.get(area, set())))
         if told:
             score += area_weight
             why.append(f"the message says {told[0]!r}: area {parts.area}")
@@ -280,7 +296,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
             specific.add(code)
         if told or len(why) > (1 if hit or registry_hit else 0):
             spoken.add(code)   # the return's own words (message, legacy code) point to this code or its area
-        similarity, shared = index.similarity(said | meant, code)
+        similarity, shared = heard(code)
         if similarity > 0:
             score += text_weight * similarity
             why.append(f"message words {', '.join(shared)} ({similarity:.2f})")
@@ -353,9 +369,8 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
     domain = _domain_named(letter, named, own_name, said_areas, area_words, spoken_of, profile, ctx, fallback)
     # a registered code of the type (writable or not) whose own text says much of what the message says: no
     # fallback either ("Borrower already holds too many items" reads like LOAN_LIMIT_REACHED)
-    close = next((c for c in sorted(ctx.canonical) if (p := profile.parse_code(c)) is not None and p.type == letter
-                  and c != fallback and (found := index.similarity(said, c))[0] >= 0.25 and len(found[1]) >= 2),
-                 None)
+    close = next((c for c, _parts in known.all_typed.get(letter, ())
+                  if c != fallback and (found := index.similarity(said, c))[0] >= 0.25 and len(found[1]) >= 2), None)
     if fallback and not specific and not domain and not close and not profile.migrate_value("codes.mark_fallback"):
         return CodeChoice(fallback, "medium", (
             f"no domain named: neither the names, the message nor a legacy code point to any area but the "
@@ -381,6 +396,7 @@ class RankVocabulary:
     spoken_of: dict[str, set[str]]      # AREA -> words only its registry entries use
     areas: list[str]                    # every AREA the profile or the registry knows, sorted
     typed_codes: dict[str, list[tuple[str, CodeParts]]]   # TYPE -> its compliant registered codes, sorted
+    all_typed: dict[str, list[tuple[str, CodeParts]]]     # TYPE -> all its registered codes, sorted
 
     @classmethod
     def of(cls, ctx: _PlanContext) -> RankVocabulary:
@@ -390,15 +406,18 @@ class RankVocabulary:
         area_words = {area: {w.lower() for w in ws} for area, ws in profile.migrate_value("codes.area_words").items()}
         described = {area: set(index.words(str(text))) for area, text in profile.section("areas").items()}
         typed_codes: dict[str, list[tuple[str, CodeParts]]] = {}
+        all_typed: dict[str, list[tuple[str, CodeParts]]] = {}
         for code in sorted(ctx.canonical):
             parts = profile.parse_code(code)
-            if parts is not None and parts.type is not None and profile.code_compliant(code):
-                typed_codes.setdefault(parts.type, []).append((code, parts))
+            if parts is not None and parts.type is not None:
+                all_typed.setdefault(parts.type, []).append((code, parts))
+                if profile.code_compliant(code):
+                    typed_codes.setdefault(parts.type, []).append((code, parts))
         return cls(
             area_words=area_words, described=described, area_of=area_of, generic_words=generic_words,
             own_words=index.area_vocabulary(area_of, generic_words),
             spoken_of=index.area_vocabulary(area_of, generic_words, keys_only=False),
-            areas=sorted({*area_words, *described, *area_of.values()}), typed_codes=typed_codes)
+            areas=sorted({*area_words, *described, *area_of.values()}), typed_codes=typed_codes, all_typed=all_typed)
 
 
 def _domain_named(letter: str, named: set[str], own_name: set[str], said_areas: dict[str, str],
@@ -410,7 +429,7 @@ def _domain_named(letter: str, named: set[str], own_name: set[str], said_areas: 
     entries use (OWN_WORDS: `playlist` in "Shelf or playlist operation complete" is too weak to choose a code,
     strong enough to say the site is no fallback's)."""
     parts = profile.parse_code(fallback) if fallback else None
-    areas = {p.area for c in ctx.canonical if (p := profile.parse_code(c)) is not None and p.area and p.type == letter}
+    areas = {p.area for _c, p in ctx.rank_vocabulary.all_typed.get(letter, ()) if p.area}
     for area in sorted(areas - {parts.area if parts is not None else None}):
         lower = area.lower()
         in_name = sorted((named & ({lower} | area_words.get(area, set()))) | (own_name & own_words.get(area, set())))

@@ -45,6 +45,7 @@ from . import reply_api
 from .base import Edit, Refused, Skip, Target
 from .code_choice import CodeChoice, legacy_type, rank
 from .decisions import RUNTIME, Choice, Decision, fingerprint, mapping_choice
+from .edits import returning
 
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
@@ -130,7 +131,7 @@ class HandlerReplies(Edit):
             call = self._static_call(updated.value, plan, ctx)
         if plan.marker:
             ctx.comment_statement(MARKER)
-        return updated.with_changes(value=call)
+        return returning(updated, call)
 
     @staticmethod
     def _payload(value: cst.Dict | cst.Call, items: list[Any], opening: cst.BaseParenthesizableWhitespace,

@@ -21,6 +21,14 @@ else:
     cst = lazy_module("libcst")
 
 
+def returning(node: cst.Return, value: cst.BaseExpression) -> cst.Return:
+    """NODE returning VALUE instead; `return{...}` gets its space back when VALUE needs one (`return rb.x()`)."""
+    try:
+        return node.with_changes(value=value)
+    except cst.CSTValidationError:   # "Must have at least one space after 'return'"
+        return node.with_changes(value=value, whitespace_after_return=cst.SimpleWhitespace(" "))
+
+
 def replace_string(node: cst.SimpleString, old: str | bytes, new: str) -> cst.SimpleString:
     """NODE with its text OLD replaced by NEW, keeping prefix and quotes."""
     if node.evaluated_value != old:

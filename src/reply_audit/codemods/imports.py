@@ -41,12 +41,19 @@ class ImportFinder:
         self.files = {f.path: f for f in result.files}
         self.paths = set(self.files)
         self.folder = {p: _folder(p) for p in self.files}   # asked for every file, every name
+        self._answers: dict[tuple[str, str], str | None] = {}   # (name, path) -> statement: a plan asks per handler
 
     def binds(self, path: str, name: str) -> bool:
         facts = self.files.get(path)
         return facts is not None and name in facts.bound_names
 
     def statement_for(self, name: str, path: str) -> str | None:
+        key = (name, path)
+        if key not in self._answers:
+            self._answers[key] = self._statement_for(name, path)
+        return self._answers[key]
+
+    def _statement_for(self, name: str, path: str) -> str | None:
         here = PurePosixPath(path).parent
         folder = str(here)
         script = path in self.files and self.files[path].script

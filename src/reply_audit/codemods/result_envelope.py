@@ -11,6 +11,7 @@ from ..record_class import record
 from ..records import HandlerReturn, Return
 from ..results import ResultJudge
 from .base import Codemod, Edit, Example, Refused, Skip, Target
+from .edits import returning
 
 if TYPE_CHECKING:  # pragma: no cover
     import libcst as cst
@@ -168,7 +169,7 @@ class WrapResult(Edit):
                 raise Refused(f"the rewrite would drop the comment {comment!r}: move it out of the dict first")
         if markers or moved:
             ctx.comment_statement(" # ".join([*moved, *markers]))
-        return updated.with_changes(value=new.with_changes(lpar=value.lpar, rpar=value.rpar))
+        return returning(cast(cst.Return, updated), new.with_changes(lpar=value.lpar, rpar=value.rpar))
 
 
 def _template_lacks(template: str, required: list[str]) -> list[str]:
