@@ -335,6 +335,7 @@ def migrate(path: Path, *, select: Iterable[str] | None = None, phase: int | Non
     """`reply-audit migrate`: plan the codemods on PATH and, with APPLY, write the rewritten files."""
     from .codemods import decisions as decisions_file
     from .codemods import select_codemods
+    from .codemods.rewriter import Rewriter
     from .discovery import repo_prefix
     from .migrate import migrate as run_migrate
     from .migrate import write
@@ -356,10 +357,11 @@ def migrate(path: Path, *, select: Iterable[str] | None = None, phase: int | Non
         return outcome
     reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
     cache = cache_folder(path)
-    scanned = scanning.scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=None,
-                            cache_dir=cache, progress=progress)   # the cache and the pool, as scan
-    _no_files(path, scanned, "migrate")
-    outcome.result = run_migrate(scanned, chosen, reviewed, progress, cache)
+    with Rewriter.start() as rewriter:   # a helper readies libcst while this process scans and plans
+        scanned = scanning.scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=None,
+                                cache_dir=cache, progress=progress)   # the cache and the pool, as scan
+        _no_files(path, scanned, "migrate")
+        outcome.result = run_migrate(scanned, chosen, reviewed, progress, cache, rewriter)
     outcome.prefix = repo_prefix(path)
     if decisions is not None and reviewed is None:
         outcome.decisions_text = decisions_file.render(outcome.result.decided)

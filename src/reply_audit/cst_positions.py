@@ -29,8 +29,6 @@ spans come from libcst's provider instead, slower and the same.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
@@ -90,19 +88,36 @@ class _CountingState(CodegenState):
         if len(self.starts) == 1:
             self.top[key] = (self._top_start, len(self.tokens))
 
-    @contextmanager
-    def record_syntactic_position(self, node: libcst.CSTNode, *, start_node: libcst.CSTNode | None = None,
-                                  end_node: libcst.CSTNode | None = None) -> Iterator[None]:
+    # (libcst declares a generator's context manager; it only ever enters and leaves it)
+    def record_syntactic_position(  # type: ignore[override]
+            self, node: libcst.CSTNode, *, start_node: libcst.CSTNode | None = None,
+            end_node: libcst.CSTNode | None = None) -> _Syntactic:
+        return _Syntactic(self, node, start_node, end_node)
+
+
+class _Syntactic:
+    """While a node prints, the span of its syntax (libcst's hook, a context manager; a class, not a generator,
+    since it wraps about every second node printed)."""
+
+    __slots__ = ("column", "end_node", "line", "node", "start_node", "state")
+
+    def __init__(self, state: _CountingState, node: libcst.CSTNode, start_node: libcst.CSTNode | None,
+                 end_node: libcst.CSTNode | None) -> None:
+        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+        self.line, self.column = state.line, state.column
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        spans = self.state.spans
         line, column = self.line, self.column
-        try:
-            yield
-        finally:
-            end_line, end_column = self.line, self.column
-            if start_node is not None:
-                line, column = self.spans[id(start_node)][:2]
-            if end_node is not None:
-                end_line, end_column = self.spans[id(end_node)][2:]
-            self.spans[id(node)] = (line, column, end_line, end_column)
+        end_line, end_column = self.state.line, self.state.column
+        if self.start_node is not None:
+            line, column = spans[id(self.start_node)][:2]
+        if self.end_node is not None:
+            end_line, end_column = spans[id(self.end_node)][2:]
+        spans[id(self.node)] = (line, column, end_line, end_column)
 
 
 def spans(module: libcst.Module) -> tuple[str, dict[int, Span]]:

@@ -21,12 +21,12 @@ from pathlib import Path
 
 from . import gitrev
 from .codemods import all_codemods
-from .codemods.apply import rewrite_source
 from .codemods.base import Codemod, Edit
 from .codemods.context import PlanContext
 from .codemods.convert import HandlerReplies
 from .codemods.decisions import Decision, DecisionsFile
 from .codemods.planner import Skipped, choose, plan
+from .codemods.rewriter import Rewriter
 from .engine import evaluate
 from .errors import UserError
 from .facts.model import WrapperFact
@@ -127,11 +127,13 @@ class MigrateResult:
 def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
             decisions: DecisionsFile | None = None,
             progress: Callable[[str, int, int], None] | None = None,
-            cache_dir: Path | None = None) -> MigrateResult:
+            cache_dir: Path | None = None, rewriter: Rewriter | None = None) -> MigrateResult:
     """Rewrite RESULT's tree in memory until no selected codemod finds anything more to fix; DECISIONS: a
     reviewed decisions file whose choices win over the proposals. PROGRESS(stage, done, total) per file.
     CACHE_DIR: the facts cache the scan used; each pass reads the rewritten sources' facts from it, or adds
-    them (the same content gives the same rewrite on the next run, and the same facts after --apply)."""
+    them (the same content gives the same rewrite on the next run, and the same facts after --apply).
+    REWRITER: where files are rewritten (a helper process the caller started; None: here)."""
+    rewriter = rewriter or Rewriter()
     chosen = list(codemods if codemods is not None else all_codemods())
     order = {c.name: i for i, c in enumerate(all_codemods())}
     out = MigrateResult(root=result.root, codemods=chosen, decisions_file=decisions,
@@ -180,7 +182,7 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
                     gave_up.update(e.key for e in file_edits)
                     continue
                 out.originals[path] = source
-            outcome = rewrite_source(source, file_edits)
+            outcome = rewriter.rewrite(source, file_edits)
             for edit, reason in outcome.refused:
                 out.refused.append(Refusal(edit.codemod, path, edit.first_line, reason))
                 gave_up.add(edit.key)

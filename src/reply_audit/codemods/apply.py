@@ -36,7 +36,7 @@ from libcst.helpers import get_full_name_for_node
 from ..cst_positions import Span as NodeSpan
 from ..cst_positions import printed, reprinted
 from ..record_class import record
-from .base import Edit
+from .base import Edit, RewriteOutcome
 from .ftypes import Refused, Span, Target
 from .hollow import hollow
 from .rewrite_context import RewriteContext, usual_quote
@@ -44,15 +44,6 @@ from .rewrite_context import RewriteContext, usual_quote
 _NEWLINES = re.compile(r"\r\n|\r|\n")
 _KINDS: dict[type, str] = {cst.Call: "call", cst.SimpleString: "string", cst.Expr: "expr", cst.Return: "return"}
 MAX_RETRIES = 8
-
-
-@record
-class RewriteOutcome:
-    source: bytes
-    new_source: bytes | None = None              # None: nothing to write (no edit applied, or refused)
-    applied: list[Edit] = field(default_factory=list)
-    refused: list[tuple[Edit, str]] = field(default_factory=list)
-    problem: str | None = None                   # why the whole file was refused
 
 
 class _Columns:
@@ -117,6 +108,8 @@ class _Applier(cst.CSTTransformer):
                                                                                         cst.FunctionDef) else None
         if key is None or key not in self.table:
             return updated_node
+        span = self.spans.get(id(original_node))
+        self.ctx.lines = (span[0], span[2]) if span is not None else None
         for edit, target in self.table.pop(key):
             if id(edit) in self.refused:
                 continue
@@ -261,10 +254,13 @@ def _refuse(outcome: RewriteOutcome, edits: list[Edit], problem: str) -> Rewrite
 
 
 def verify(original: bytes, new: bytes) -> str | None:
-    """Why NEW may not replace ORIGINAL, or None. It is parsed again: by this Python's own parser when the
-    original compiled (the stricter test), else by libcst's (newer syntax than this Python knows)."""
+    """Why NEW may not replace ORIGINAL, or None. NEW that this Python compiles may; otherwise it may only when
+    ORIGINAL did not compile either (newer syntax than this Python knows) and libcst parses NEW. (The original
+    is compiled only when NEW does not: the usual answer costs one compile.)"""
+    if _compiles(new):
+        return None
     if _compiles(original):
-        return None if _compiles(new) else "the rewritten file would not parse with this Python"
+        return "the rewritten file would not parse with this Python"
     try:
         cst.parse_module(new)
     except Exception as exc:

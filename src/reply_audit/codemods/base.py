@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .context import PlanContext
     from .rewrite_context import RewriteContext
 
-__all__ = ["Codemod", "Edit", "Example", "Refused", "Skip", "Span", "Target"]
+__all__ = ["Codemod", "Edit", "Example", "Refused", "RewriteOutcome", "Skip", "Span", "Target"]
 
 
 @record
@@ -62,6 +62,17 @@ class Edit:
 
     def absorb(self, other: Edit) -> None:
         """Merge another plan with the same key (default: nothing to merge)."""
+
+
+@record
+class RewriteOutcome:
+    """What rewriting one file's source came to (`apply.rewrite_source`)."""
+
+    source: bytes
+    new_source: bytes | None = None              # None: nothing to write (no edit applied, or refused)
+    applied: list[Edit] = field(default_factory=list)
+    refused: list[tuple[Edit, str]] = field(default_factory=list)
+    problem: str | None = None                   # why the whole file was refused
 
 
 @record(frozen=True)

@@ -189,7 +189,7 @@ class HandlerReplies(Edit):
             message = next((item.value for item in items if _key_of(item) == plan.message_key), None)
         payload = self._payload(value, items, opening, plan, message)
         bare = value.with_changes(lpar=[], rpar=[])
-        held = _comments(bare)
+        held = _comments(bare) if ctx.may_hold_comment() else 0   # (no `#` on its lines: no comment to count)
         if held and _comments(payload) + (_comments(message) if message is not None else 0) < held:
             message = None   # a comment would be lost with a dropped key: every key stays
             payload = self._payload(value, items, opening, ReturnPlan(rename=plan.rename), None)

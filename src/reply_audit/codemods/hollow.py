@@ -22,9 +22,9 @@ What the rewriter and the edits read is left as the whole file has it:
 * a run that shares a line with anything else (`a = 1; b = 2`, a body on
   its header's line, an `elif`), or whose last line has no line break.
 
-Inside a block, the comments and blank lines between a run and the statement
-before it go with the run; at the top level they stay (a new definition
-counts the blank lines above the statement after it).
+The comments and blank lines between a run and the statement before it go
+with the run, except after an import at the top level (a new definition goes
+in there, and counts the blank lines above the statement after it).
 
 `hollow` answers None, and the caller rewrites the whole file, when the
 source is not plain UTF-8 (a BOM, another coding declaration), has a line
@@ -227,7 +227,9 @@ class _Cutter:
         if last.end_col_offset is None or not _BLANK_OR_COMMENT.fullmatch(self.lines[end - 1][last.end_col_offset:]):
             return
         cut_from = start
-        if before is not None and not top:   # the comments and blank lines above it, down to the statement before
+        # the comments and blank lines above it, down to the statement before; at the top level not after an
+        # import (a new definition goes in there, and counts the blank lines above the statement it precedes)
+        if before is not None and not (top and isinstance(before, (ast.Import, ast.ImportFrom))):
             while cut_from - 1 > _end(before) and _BLANK_OR_COMMENT.fullmatch(self.lines[cut_from - 2]):
                 cut_from -= 1
         defines = tuple(stmt.name for stmt in run if isinstance(stmt, _DEFINES)) if top else ()

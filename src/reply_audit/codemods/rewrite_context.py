@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
+
 import libcst as cst
+
+_NEWLINES = re.compile(r"\r\n|\r|\n")
 
 
 def usual_quote(code: str | bytes) -> str:
@@ -19,6 +24,19 @@ class RewriteContext:
         self.text = text   # the module's source, when the caller has printed it already
         self.pending_comment: str | None = None
         self._quote = quote   # the file's quote, when the module is only part of it (a cut-down file)
+        self.lines: tuple[int, int] | None = None   # the lines of the node being rewritten, when known
+        self._hashes: list[int] | None = None       # the lines of TEXT that hold a `#`
+
+    def may_hold_comment(self) -> bool:
+        """Can the node being rewritten hold a comment? False only when no line of it holds a `#` at all (a
+        cheap answer before counting a dict's comments node by node)."""
+        if self.lines is None or self.text is None:
+            return True
+        if self._hashes is None:
+            self._hashes = [n for n, line in enumerate(_NEWLINES.split(self.text), 1) if "#" in line]
+        first, last = self.lines
+        i = bisect_left(self._hashes, first)
+        return i < len(self._hashes) and self._hashes[i] <= last
 
     def comment_statement(self, text: str) -> None:
         """Put `# TEXT` at the end of the statement that holds the node being rewritten."""
