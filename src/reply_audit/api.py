@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from . import engine
     from . import scan as scanning
     from .codemods import planner
+    from .codemods.rewriter import Rewriter
     from .discovery import Gathered
     from .index import Inventory
     from .rules.base import Evaluation, Finding
@@ -331,8 +333,11 @@ def migrate(path: Path, *, select: Iterable[str] | None = None, phase: int | Non
             rollback: bool = False, profile: str | None = None, config: Path | None = None,
             mapping: list[Path] | None = None, decisions: Path | None = None,
             exclude: Iterable[str] | None = None, extend_exclude: Iterable[str] | None = None,
-            force_exclude: bool = False, progress: Progress | None = None) -> MigrateOutcome:
-    """`reply-audit migrate`: plan the codemods on PATH and, with APPLY, write the rewritten files."""
+            force_exclude: bool = False, progress: Progress | None = None,
+            rewriter: Rewriter | None = None) -> MigrateOutcome:
+    """`reply-audit migrate`: plan the codemods on PATH and, with APPLY, write the rewritten files. REWRITER: where
+    the files are rewritten (`Rewriter.start()` gives one, with a helper process where it pays); None: a rewriter
+    is started for this call and closed before it returns."""
     from .codemods import decisions as decisions_file
     from .codemods import select_codemods
     from .codemods.rewriter import Rewriter
@@ -357,11 +362,12 @@ def migrate(path: Path, *, select: Iterable[str] | None = None, phase: int | Non
         return outcome
     reviewed = decisions_file.read(decisions) if decisions is not None and decisions.exists() else None
     cache = cache_folder(path)
-    with Rewriter.start() as rewriter:   # a helper readies libcst while this process scans and plans
+    with Rewriter.start() if rewriter is None else nullcontext(rewriter) as using:
+        # (a helper process readies libcst while this one scans and plans)
         scanned = scanning.scan(path, effective, list(mapping or []), display_root=path.as_posix(), jobs=None,
                                 cache_dir=cache, progress=progress)   # the cache and the pool, as scan
         _no_files(path, scanned, "migrate")
-        outcome.result = run_migrate(scanned, chosen, reviewed, progress, cache, rewriter)
+        outcome.result = run_migrate(scanned, chosen, reviewed, progress, cache, using)
     outcome.prefix = repo_prefix(path)
     if decisions is not None and reviewed is None:
         outcome.decisions_text = decisions_file.render(outcome.result.decided)

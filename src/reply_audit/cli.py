@@ -60,14 +60,18 @@ def scan(a: argparse.Namespace) -> int:
          opt.Exclude, opt.ExtendExclude, opt.ForceExclude)
 def migrate(a: argparse.Namespace) -> int:
     """Rewrite PATH onto canonical builder calls: show the diff, or write it with --apply."""
-    from .report.migrate_report import render_json, render_summary
+    from .codemods.rewriter import Rewriter
 
-    with Progress() as progress:
-        done = api.migrate(a.path, select=a.select, phase=a.phase, apply=a.apply, check=a.check,
-                           allow_dirty=a.allow_dirty, force=a.force, resume=a.resume, rollback=a.rollback,
-                           profile=a.profile, config=a.config, mapping=a.mapping, decisions=a.decisions,
-                           exclude=a.exclude, extend_exclude=a.extend_exclude, force_exclude=a.force_exclude,
-                           progress=progress)
+    # started first: its helper process readies libcst while this one imports the rest, scans and plans
+    with Rewriter.start() as rewriter:
+        from .report.migrate_report import render_json, render_summary
+
+        with Progress() as progress:
+            done = api.migrate(a.path, select=a.select, phase=a.phase, apply=a.apply, check=a.check,
+                               allow_dirty=a.allow_dirty, force=a.force, resume=a.resume, rollback=a.rollback,
+                               profile=a.profile, config=a.config, mapping=a.mapping, decisions=a.decisions,
+                               exclude=a.exclude, extend_exclude=a.extend_exclude, force_exclude=a.force_exclude,
+                               progress=progress, rewriter=rewriter)
     _say_all(done.notes)
     if done.settled:
         return done.exit_code

@@ -470,8 +470,15 @@ class Profile:
     def migrate_value(self, key: str) -> Any:
         """A key of [migrate], or of one of its sub-tables with a dotted key (`dict_returns.success_code`). A
         profile that leaves the key out gets the built-in canonical profile's value, as setting() does."""
-        found = _dotted(self.section("migrate"), key)
-        return found[0] if found else _builtin_setting("migrate", key)
+        memo = self._migrate_values   # (a plan asks thousands of times for a few dozen keys)
+        if key not in memo:
+            found = _dotted(self.section("migrate"), key)
+            memo[key] = found[0] if found else _builtin_setting("migrate", key)
+        return memo[key]
+
+    @cached_property
+    def _migrate_values(self) -> dict[str, Any]:
+        return {}
 
     def method_for_type(self, letter: str) -> str | None:
         """The canonical builder method that builds TYPE letter (`E` -> `error`)."""

@@ -13,7 +13,8 @@ from ..errors import UserError
 from ..plugins import classes_in
 from .base import Codemod
 
-_NOT_CODEMODS = frozenset({"base", "context", "imports", "apply", "edits", "planner", "rewrite_context"})
+_NOT_CODEMODS = frozenset({"base", "context", "imports", "apply", "edits", "planner", "rewrite_context", "hollow",
+                           "rewriter"})
 PHASES = {1: "safety net", 2: "domain adoption", 3: "strict mode"}
 
 

@@ -131,6 +131,7 @@ class CodeIndex:
     _vocabulary: dict[tuple[tuple[tuple[str, str], ...], frozenset[str], bool], dict[str, set[str]]] = field(
         default_factory=dict, repr=False)
     _word_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)   # code -> set(texts[code])
+    _key_sets: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)    # code -> set(keys[code])
 
     def words(self, text: str) -> list[str]:
         return [w for w in words(text) if w not in self.stop_words]
@@ -169,6 +170,13 @@ class CodeIndex:
         words shared."""
         return self.scorer(said)(code)
 
+    def key_set(self, code: str) -> frozenset[str]:
+        """The words of CODE's message key, as a set."""
+        found = self._key_sets.get(code)
+        if found is None:
+            found = self._key_sets[code] = frozenset(self.keys.get(code, []))
+        return found
+
     def scorer(self, said: set[str]) -> Callable[[str], tuple[float, list[str]]]:
         """`similarity` of SAID, for one code after another (SAID's weight is added up once)."""
         total = sum(self.weight(w) for w in said)
@@ -182,6 +190,9 @@ class CodeIndex:
             shared = sorted(said & mine)
             return (sum(self.weight(w) for w in shared) / total if total else 0.0), shared
         return score
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def legacy_type(ret: Return | None, ctx: _PlanContext, letters: tuple[str, ...] = ("I", "E", "D")) \
@@ -245,9 +256,9 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
         texts = ret.texts
         message = " ".join(texts.get(k, "") for k in profile.migrate_value("dict_returns.message_keys"))
         said = set(index.words(message))
-        for phrase, patterns in profile.migrate_value("codes.concepts").items():
-            if any(re.search(pattern, message, re.IGNORECASE) for pattern in patterns):
-                meant |= set(index.words(phrase))   # what the message means, in the registry's own words
+        for phrase_words, patterns in known.concepts:
+            if any(pattern.search(message) for pattern in patterns):
+                meant |= phrase_words   # what the message means, in the registry's own words
         if ret.code:
             legacy_code = str(ret.code)
             legacy = set(index.words(legacy_code))
@@ -263,6 +274,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
     specific: set[str] = set()   # codes with evidence about this site's domain, not only shared words
     spoken: set[str] = set()     # codes the return's own message or legacy code points to
     heard = index.scorer(said | meant)
+    said_or_named = said | named
     of_area: dict[str | None, tuple[str, str, list[str]]] = {}   # what the names and the message say of an area
     for code, parts in known.typed_codes.get(letter, ()):
         if owners and parts.layer not in owners:
@@ -285,11 +297,11 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
         if told:
             score += area_weight
             why.append(f"the message says {told[0]!r}: area {parts.area}")
-        key = set(index.keys.get(code, []))
+        key = index.key_set(code)
         if legacy and key and key <= legacy:
             score += legacy_weight
             why.append(f"the legacy code {legacy_code!r} spells its message key {index.key_names[code]}")
-        elif said and len(key) > 1 and key <= said | named and key & said:
+        elif said and len(key) > 1 and key <= said_or_named and key & said:
             score += key_weight
             why.append(f"the message (with the name) spells its message key {index.key_names[code]}")
         if len(why) > 0:
@@ -300,7 +312,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
         if similarity > 0:
             score += text_weight * similarity
             why.append(f"message words {', '.join(shared)} ({similarity:.2f})")
-        used = index.used_in.get(code, set())
+        used = index.used_in.get(code, _NONE)
         if site in used or handler.path in used:
             score += usage_weight
             why.append("already used in this " + ("handler" if site in used else "module"))
@@ -334,7 +346,7 @@ def rank(letter: str, ret: Return | None, handler: Handler, ctx: _PlanContext, o
         if len(by_area) == 1 and sole else None
     # a handler whose own name names a LAYER ([migrate.codes.layer_words]: `contract` names CT) is decided by that
     # layer: another layer's code gets no such bonus (EN-GATE-S-001, "precondition passed", is no contract's reply)
-    layer_words = {layer: {w.lower() for w in ws} for layer, ws in profile.migrate_value("codes.layer_words").items()}
+    layer_words = known.layer_words
     named_layers = {layer for layer, ws in layer_words.items() if own_name & ws}
     if not named_layers & {cast(CodeParts, profile.parse_code(code)).layer for score, code, why in scored}:
         named_layers = set()   # that layer emits no code of this type (spec 000: only EN denies): it decides nothing
@@ -397,6 +409,8 @@ class RankVocabulary:
     areas: list[str]                    # every AREA the profile or the registry knows, sorted
     typed_codes: dict[str, list[tuple[str, CodeParts]]]   # TYPE -> its compliant registered codes, sorted
     all_typed: dict[str, list[tuple[str, CodeParts]]]     # TYPE -> all its registered codes, sorted
+    concepts: list[tuple[set[str], list[re.Pattern[str]]]]   # [migrate.codes] concepts: a phrase's words, patterns
+    layer_words: dict[str, set[str]]    # LAYER -> [migrate.codes] layer-words, lower case
 
     @classmethod
     def of(cls, ctx: _PlanContext) -> RankVocabulary:
@@ -417,7 +431,11 @@ class RankVocabulary:
             area_words=area_words, described=described, area_of=area_of, generic_words=generic_words,
             own_words=index.area_vocabulary(area_of, generic_words),
             spoken_of=index.area_vocabulary(area_of, generic_words, keys_only=False),
-            areas=sorted({*area_words, *described, *area_of.values()}), typed_codes=typed_codes, all_typed=all_typed)
+            areas=sorted({*area_words, *described, *area_of.values()}), typed_codes=typed_codes, all_typed=all_typed,
+            concepts=[(set(index.words(phrase)), [re.compile(p, re.IGNORECASE) for p in patterns])
+                      for phrase, patterns in profile.migrate_value("codes.concepts").items()],
+            layer_words={layer: {w.lower() for w in ws}
+                         for layer, ws in profile.migrate_value("codes.layer_words").items()})
 
 
 def _domain_named(letter: str, named: set[str], own_name: set[str], said_areas: dict[str, str],

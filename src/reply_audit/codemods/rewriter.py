@@ -143,8 +143,10 @@ def _serve(requests_fd: int, answers_fd: int) -> None:   # pragma: no cover - ru
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):   # the caller's terminal and pipes are not the helper's to write to or hold open
             os.dup2(devnull, fd)
+        from . import all_codemods
         from .apply import rewrite_source
 
+        all_codemods()   # the modules of the edits' classes, imported before a request needs them to unpickle
         with os.fdopen(requests_fd, "rb") as requests, os.fdopen(answers_fd, "wb") as answers:
             while True:
                 try:
