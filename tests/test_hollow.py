@@ -280,7 +280,7 @@ def _both(tmp_path: Path, tree: dict[str, str], monkeypatch: pytest.MonkeyPatch)
     write_tree(tmp_path, tree)
     made: list[Hollowed | None] = []
 
-    def counted(source: bytes, lines: list[tuple[int, int]]) -> Hollowed | None:
+    def counted(source: bytes, lines: list[tuple[int, int]], tree: object = None) -> Hollowed | None:
         made.append(hollow(source, lines))
         return made[-1]
 
@@ -288,7 +288,7 @@ def _both(tmp_path: Path, tree: dict[str, str], monkeypatch: pytest.MonkeyPatch)
         patch.setattr(apply_module, "hollow", counted)
         cut = _outcome(_migrate(tmp_path))
     with monkeypatch.context() as patch:
-        patch.setattr(apply_module, "hollow", lambda source, lines: None)
+        patch.setattr(apply_module, "hollow", lambda source, lines, tree=None: None)
         whole = _outcome(_migrate(tmp_path))
     return sum(1 for m in made if m is not None), cut, whole
 
@@ -320,3 +320,25 @@ def test_a_stub_the_rewrite_lost_sends_the_file_to_the_whole_rewrite(tmp_path: P
     whole = _outcome(_migrate(tmp_path))
     monkeypatch.setattr(Hollowed, "restore", lambda self, rewritten: None)
     assert _outcome(_migrate(tmp_path)) == whole
+
+
+def test_a_tree_parsed_ahead_cuts_as_the_source_does() -> None:
+    from reply_audit.codemods.hollow import parse
+
+    tree = parse(SOURCE)
+    assert tree is not None
+    assert hollow(SOURCE, [(19, 19)], tree) == hollow(SOURCE, [(19, 19)])
+    assert parse(b"\xef\xbb\xbf" + SOURCE) is None and parse(b"x = = 1\n") is None
+
+
+def test_syntax_libcst_cannot_read_is_kept_as_it_is_where_no_edit_touches_it(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """`(name): int` is Python that libcst does not parse: the whole file was refused; cut, its handler is
+    converted and the line stays as it was."""
+    tree = dict(_hostile()[0][1])
+    tree["server.py"] = HOSTILE.replace("def tail_helper(): return 2\n",
+                                        "def tail_helper():\n    (annotated): int\n    return 2\n")
+    _cuts, cut, whole = _both(tmp_path, tree, monkeypatch)
+    assert [r[3][:27] for r in whole[2]] == ["libcst cannot parse it: Syn"] * 2
+    assert [a[3].split(":")[0] for a in cut[1]] == ["notes_search", "notes_count"] and cut[2] == []
+    assert "    (annotated): int\n" in cut[0]["server.py"].decode()

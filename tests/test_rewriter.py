@@ -146,3 +146,21 @@ def test_the_command_line_migrates_through_its_helper(tmp_path: Path) -> None:
     assert helped.stdout == here.stdout and helped.stdout.startswith(b"--- a/")
     assert helped.stderr.splitlines()[-1] == b"forks: 1"
     assert here.stderr.splitlines()[-1] == b"forks: 0"
+
+
+def test_a_file_expected_ahead_is_rewritten_as_any_other(tmp_path: Path) -> None:
+    """The helper parses an expected file ahead; the answer is the same whether the request brings those bytes,
+    other bytes (the file changed since), or the expected file never existed."""
+    expected = tmp_path / "mod.py"
+    expected.write_bytes(SOURCE)
+    changed = SOURCE.replace(b"OLD-2", b"OLD-X")
+    with Rewriter.start(helper=True) as rewriter:
+        rewriter.expect(expected)
+        rewriter.expect(tmp_path / "missing.py")
+        same = rewriter.rewrite(SOURCE, _edits())
+        rewriter.expect(expected)
+        other = rewriter.rewrite(changed, _edits())
+        assert rewriter.helped
+    assert _answer(same) == _answer(rewrite_source(SOURCE, _edits()))
+    assert _answer(other) == _answer(rewrite_source(changed, _edits()))
+    assert [e.description for e in other.applied] == ["one", "two"]

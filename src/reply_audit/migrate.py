@@ -36,6 +36,7 @@ from .safe_write import WriteRefused, check, replace
 from .scan import ScanResult, rescan
 
 MAX_PASSES = 6
+EXPECTED = 8   # files the rewriter is told to expect, at most (one it parses ahead and never gets is time lost)
 
 
 @record
@@ -149,6 +150,10 @@ def migrate(result: ScanResult, codemods: list[Codemod] | None = None,
     first_skips: list[Skipped] = []
     for pass_no in range(1, MAX_PASSES + 1):
         evaluation = evaluate(current)
+        if pass_no == 1:   # the files the rewrites will likely be in: the helper parses them while this plans
+            fixed = {rule for codemod in chosen for rule in codemod.fixes}
+            for path in sorted({f.path for f in evaluation.findings if f.rule in fixed})[:EXPECTED]:
+                rewriter.expect(result.root / path)
         planned = plan(current, evaluation.findings, chosen, decisions)
         if pass_no == 1:
             first_skips = list(planned.skipped)

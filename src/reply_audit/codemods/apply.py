@@ -9,8 +9,11 @@ it must parse again with libcst, and with `ast` too when the original did.
 libcst reads the file cut down to what the edits touch (`hollow`): the runs
 of statements that hold no target are each one stub line while it rewrites,
 and their bytes are put back after. A file that cannot be cut, or whose
-cut-down text meets a problem, is rewritten whole; the result is the same
-byte for byte either way (the tests compare the two).
+cut-down text meets a problem, is rewritten whole. The result is the same
+byte for byte either way (the tests compare the two), with one difference:
+syntax libcst cannot parse (`(name): int`) in a statement no edit touches
+no longer refuses the whole file; it is kept as it is, and the result is
+compiled as always.
 
 Nothing is half-applied. An edit whose target is not found, or that refuses
 the node it is given, is dropped, and the file is rewritten again from the
@@ -23,6 +26,7 @@ keeps every byte it does not change (encoding, BOM, line endings included).
 
 from __future__ import annotations
 
+import ast
 import re
 from bisect import bisect_left
 from collections import defaultdict
@@ -166,12 +170,12 @@ class _Draft:
     problem: str | None = None    # why the whole file was refused
 
 
-def rewrite_source(source: bytes, edits: list[Edit]) -> RewriteOutcome:
+def rewrite_source(source: bytes, edits: list[Edit], tree: ast.Module | None = None) -> RewriteOutcome:
     """SOURCE with EDITS applied, checked. libcst reads the file cut down to the statements the edits touch
     (`hollow`), and the whole file when it cannot be cut or the cut-down file meets a problem (so a refusal
-    of the whole file reads as the whole file's)."""
+    of the whole file reads as the whole file's). TREE: `hollow.parse(SOURCE)`, when the caller has it."""
     outcome = RewriteOutcome(source=source)
-    cut = hollow(source, [_lines(target) for edit in edits for target in edit.targets()])
+    cut = hollow(source, [_lines(target) for edit in edits for target in edit.targets()], tree)
     # a new string takes the quote of the whole file, not of what is left of it
     draft = _rewrite(cut.source, edits, cut.line, usual_quote(source)) if cut is not None else None
     if draft is not None and draft.problem is None and draft.data is not None:

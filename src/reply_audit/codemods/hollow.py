@@ -92,9 +92,8 @@ class Hollowed:
         return b"".join(out)
 
 
-def hollow(source: bytes, lines: list[tuple[int, int]]) -> Hollowed | None:
-    """SOURCE without the runs of statements that hold none of LINES (ranges of lines, from 1); None when it
-    cannot be cut safely or nothing would be cut."""
+def parse(source: bytes) -> ast.Module | None:
+    """SOURCE's syntax tree, when it is plain enough to cut (see above); None otherwise."""
     if not _plain(source):
         return None
     try:
@@ -102,6 +101,15 @@ def hollow(source: bytes, lines: list[tuple[int, int]]) -> Hollowed | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
     assert isinstance(tree, ast.Module)
+    return tree
+
+
+def hollow(source: bytes, lines: list[tuple[int, int]], tree: ast.Module | None = None) -> Hollowed | None:
+    """SOURCE without the runs of statements that hold none of LINES (ranges of lines, from 1); None when it
+    cannot be cut safely or nothing would be cut. TREE: `parse(SOURCE)`, when the caller has it already."""
+    tree = tree or parse(source)
+    if tree is None:
+        return None
     text_lines = source.splitlines(keepends=True)
     cutter = _Cutter(text_lines, sorted(lines))
     try:

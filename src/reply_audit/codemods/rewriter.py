@@ -7,7 +7,8 @@ as long again. `Rewriter.start()` forks a helper at the start of the run: the
 helper imports the rewriter (`apply`, libcst with it) while this process
 scans and plans, then rewrites one file per request over a pipe. It answers
 with what `apply.rewrite_source` answers in this process; the edits of the
-answer are this process's own objects again.
+answer are this process's own objects again. Told which files to `expect`
+(those with findings a codemod fixes), it parses them while it waits.
 
 The helper is started only where it pays and is safe: on Linux (fork), when
 libcst is not imported yet (a process that has it gains nothing), and when
@@ -19,12 +20,14 @@ slower.
 
 from __future__ import annotations
 
+import ast
 import os
 import pickle
 import struct
 import sys
 import threading
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from .base import Edit, RewriteOutcome
@@ -83,6 +86,17 @@ class Rewriter:
         self._requests = os.fdopen(requests_write, "wb")
         self._answers = os.fdopen(answers_read, "rb")
 
+    def expect(self, path: Path) -> None:
+        """A file a request will likely bring (one with findings a codemod fixes): the helper, when it has
+        nothing else to do, reads and parses it ahead (`hollow.parse`), and uses the tree if the request brings
+        the same bytes."""
+        if self._requests is None:
+            return
+        try:
+            _send(self._requests, ("expect", str(path)))
+        except (OSError, ValueError):
+            self.close()
+
     def rewrite(self, source: bytes, edits: list[Edit]) -> RewriteOutcome:
         """`apply.rewrite_source(SOURCE, EDITS)`, by the helper when it answers."""
         if self.pid is not None:
@@ -96,7 +110,7 @@ class Rewriter:
         assert self._requests is not None and self._answers is not None
         try:
             # the findings an edit fixes are the plan's business, not the rewriter's: they stay here
-            _send(self._requests, (source, [replace(edit, findings=[]) for edit in edits]))
+            _send(self._requests, ("rewrite", source, [replace(edit, findings=[]) for edit in edits]))
             answer = _receive(self._answers)
         except (OSError, EOFError, pickle.PickleError, AttributeError, TypeError, ValueError, struct.error):
             return None
@@ -145,9 +159,11 @@ def _serve(requests_fd: int, answers_fd: int) -> None:   # pragma: no cover - ru
             os.dup2(devnull, fd)
         from . import all_codemods
         from .apply import rewrite_source
+        from .hollow import parse
 
         all_codemods()   # the modules of the edits' classes, imported before a request needs them to unpickle
         with os.fdopen(requests_fd, "rb") as requests, os.fdopen(answers_fd, "wb") as answers:
+            trees: dict[bytes, ast.Module | None] = {}   # the files expected, parsed ahead
             while True:
                 try:
                     request = _receive(requests)
@@ -155,9 +171,17 @@ def _serve(requests_fd: int, answers_fd: int) -> None:   # pragma: no cover - ru
                     break
                 if request is None:
                     break
-                source, edits = request
+                if request[0] == "expect":
+                    try:
+                        with open(request[1], "rb") as expected:
+                            source = expected.read()
+                    except OSError:
+                        continue
+                    trees[source] = parse(source)
+                    continue
+                _kind, source, edits = request
                 try:
-                    outcome = rewrite_source(source, edits)
+                    outcome = rewrite_source(source, edits, trees.pop(source, None))
                     where = {id(edit): i for i, edit in enumerate(edits)}
                     answer: Any = (outcome.new_source, [where[id(e)] for e in outcome.applied],
                                    [(where[id(e)], reason) for e, reason in outcome.refused], outcome.problem)
