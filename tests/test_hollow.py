@@ -262,7 +262,28 @@ def _hostile() -> list[tuple[str, dict[str, str]]]:
     base["server.py"] = HOSTILE
     crlf = {p: s.replace("\n", "\r\n") for p, s in base.items()}
     tabs = {**base, "server.py": "\n".join(line.replace("    ", "\t") for line in HOSTILE.split("\n"))}
-    return [("hostile", base), ("hostile-crlf", crlf), ("hostile-tabs", tabs)]
+    # libcst takes a docstring made with an f-string for one, Python does not
+    fstring = {**base, "server.py": HOSTILE.replace('"""Count."""', '"Count " f"{NOTES}"')}
+    # the file's first indented block, in a top-level run, indents by two: so does the helper migrate adds
+    first_indent = {**base, "server.py": FIRST_INDENT}
+    return [("hostile", base), ("hostile-crlf", crlf), ("hostile-tabs", tabs), ("hostile-fstring-doc", fstring),
+            ("first-indent", first_indent)]
+
+
+FIRST_INDENT = '''from replies import Reply
+from safety import ReplyBuilder, mcp_safe_tool
+
+
+def first(): pass
+if Reply:
+  TWO = 2
+
+
+@mcp.tool()
+def notes_stats() -> dict:
+    stats = {"count": TWO}
+    return stats
+'''
 
 
 def _migrate(root: Path) -> MigrateResult:
@@ -302,6 +323,9 @@ def test_a_cut_file_is_rewritten_as_the_whole_file_is(tmp_path: Path, monkeypatc
         assert cuts >= 1
         assert [a[3].split(":")[0] for a in cut[1]] == ["notes_search", "notes_count"]
         assert cut[2] == []
+    if name == "first-indent":
+        assert cuts == 1 and "def _reply_from_legacy(result, success, success_code, failure, failure_code,\n" \
+            "                       refused=None, refused_code=None) -> Reply:\n  \"\"\"Written by" in cut[0]["server.py"].decode()
 
 
 def test_the_hostile_tree_takes_the_files_own_quote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -342,3 +366,16 @@ def test_syntax_libcst_cannot_read_is_kept_as_it_is_where_no_edit_touches_it(tmp
     assert [r[3][:27] for r in whole[2]] == ["libcst cannot parse it: Syn"] * 2
     assert [a[3].split(":")[0] for a in cut[1]] == ["notes_search", "notes_count"] and cut[2] == []
     assert "    (annotated): int\n" in cut[0]["server.py"].decode()
+
+
+def test_an_expression_too_deep_for_libcst_is_kept_as_it_is_where_no_edit_touches_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sum of 700 terms parses, but libcst recurses too deep to print it: the whole file was refused; cut,
+    the handlers are converted and the sum stays as it was."""
+    tree = dict(_hostile()[0][1])
+    deep = "def tail_helper():\n    return " + " + ".join(["1"] * 700) + "\n"
+    tree["server.py"] = HOSTILE.replace("def tail_helper(): return 2\n", deep)
+    _cuts, cut, whole = _both(tmp_path, tree, monkeypatch)
+    assert [r[3] for r in whole[2]] == ["nested too deeply for libcst to rewrite"] * 2
+    assert [a[3].split(":")[0] for a in cut[1]] == ["notes_search", "notes_count"] and cut[2] == []
+    assert deep in cut[0]["server.py"].decode()

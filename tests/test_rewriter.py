@@ -57,6 +57,7 @@ def test_migrate_through_the_helper_is_migrate_here(tmp_path: Path, name: str, t
     here = _outcome(migrate(scan(tmp_path, load_profile(None, tmp_path))))
     with Rewriter.start(helper=True) as rewriter:
         helped = _outcome(migrate(scan(tmp_path, load_profile(None, tmp_path)), rewriter=rewriter))
+        assert rewriter.helped   # it answered every request (a failure would have sent the rest here)
     assert helped == here
 
 
@@ -164,3 +165,18 @@ def test_a_file_expected_ahead_is_rewritten_as_any_other(tmp_path: Path) -> None
     assert _answer(same) == _answer(rewrite_source(SOURCE, _edits()))
     assert _answer(other) == _answer(rewrite_source(changed, _edits()))
     assert [e.description for e in other.applied] == ["one", "two"]
+
+
+def test_an_answer_to_another_request_is_not_taken() -> None:
+    """An answer is taken only for the request it names: one left unread (a request interrupted before its
+    answer came) makes the next request's answer not match, and the file is rewritten here."""
+    from reply_audit.codemods import rewriter as module
+
+    edits = _edits()
+    with Rewriter.start(helper=True) as rewriter:
+        assert rewriter._requests is not None
+        module._send(rewriter._requests, ("rewrite", 99, SOURCE.replace(b"OLD-1", b"OLD-9"), _edits()))
+        outcome = rewriter.rewrite(SOURCE, edits)   # reads the answer to request 99 first: not this request's
+        assert not rewriter.helped
+    assert _answer(outcome) == _answer(rewrite_source(SOURCE, _edits()))
+    assert outcome.applied == [edits[0]]

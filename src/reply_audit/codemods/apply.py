@@ -11,7 +11,8 @@ of statements that hold no target are each one stub line while it rewrites,
 and their bytes are put back after. A file that cannot be cut, or whose
 cut-down text meets a problem, is rewritten whole. The result is the same
 byte for byte either way (the tests compare the two), with one difference:
-syntax libcst cannot parse (`(name): int`) in a statement no edit touches
+a statement no edit touches that libcst cannot handle, syntax it does not
+parse (`(name): int`) or an expression nested too deeply for it to print,
 no longer refuses the whole file; it is kept as it is, and the result is
 compiled as always.
 

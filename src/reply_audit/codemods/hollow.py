@@ -18,7 +18,11 @@ What the rewriter and the edits read is left as the whole file has it:
 * a statement whose lines meet one of LINES (a compound statement keeps its
   header, and its blocks are cut in turn);
 * a block's `global` and `nonlocal` statements, and what its docstring is
-  (a handler's setup goes in after them): a docstring's stub is a string;
+  (a handler's setup goes in after them): a docstring's stub is a string,
+  and a first statement libcst takes for a docstring and Python does not
+  (`"Count " f"{n}"`) is kept;
+* the line where the file first indents, unless a run starts there (libcst
+  reads the module's indent from it, and indents what it adds by it);
 * a run that shares a line with anything else (`a = 1; b = 2`, a body on
   its header's line, an `elif`), or whose last line has no line break.
 
@@ -111,7 +115,7 @@ def hollow(source: bytes, lines: list[tuple[int, int]], tree: ast.Module | None 
     if tree is None:
         return None
     text_lines = source.splitlines(keepends=True)
-    cutter = _Cutter(text_lines, sorted(lines))
+    cutter = _Cutter(text_lines, sorted(lines), _first_indent(tree.body, text_lines))
     try:
         cutter.module(tree.body)
     except RecursionError:
@@ -160,8 +164,9 @@ class _Run:
 class _Cutter:
     """Finds the runs of statements to cut."""
 
-    def __init__(self, lines: list[bytes], keep: list[tuple[int, int]]) -> None:
+    def __init__(self, lines: list[bytes], keep: list[tuple[int, int]], first_indent: int | None) -> None:
         self.lines = lines
+        self.first_indent = first_indent   # the line of the file's first indented block (libcst's default indent)
         self.keep_starts = [k[0] for k in keep]
         self.reach = list(accumulate((k[1] for k in keep), max))   # the last line the first i + 1 ranges reach
         self.runs: list[_Run] = []
@@ -204,7 +209,9 @@ class _Cutter:
                 self._close([stmt], stmts, docstring=True)   # a docstring's stub is a string: still a docstring
                 continue
             elif_ = self._elif(stmt)
-            if elif_ or isinstance(stmt, (ast.Global, ast.Nonlocal)) or self.holds(stmt):
+            # an f-string first (`"Count " f"{n}"`) is a docstring to libcst, not to Python: kept as it is
+            first_string = i == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.JoinedStr)
+            if elif_ or first_string or isinstance(stmt, (ast.Global, ast.Nonlocal)) or self.holds(stmt):
                 self._close(run, stmts)
                 run = []
                 if elif_ or isinstance(stmt, _COMPOUND):
@@ -234,6 +241,8 @@ class _Cutter:
             return
         if last.end_col_offset is None or not _BLANK_OR_COMMENT.fullmatch(self.lines[end - 1][last.end_col_offset:]):
             return
+        if self.first_indent is not None and start < self.first_indent <= end:
+            return   # libcst takes the module's indent from its first indented line: the stub must not hide it
         cut_from = start
         # the comments and blank lines above it, down to the statement before; at the top level not after an
         # import (a new definition goes in there, and counts the blank lines above the statement it precedes)
@@ -256,6 +265,26 @@ def _end(stmt: ast.stmt) -> int:
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
         and isinstance(stmt.value.value, (str, bytes))
+
+
+def _first_indent(body: list[ast.stmt], lines: list[bytes]) -> int | None:
+    """The first line of the first block that has lines of its own (where Python's tokenizer first indents,
+    and libcst reads the module's default indent), or None."""
+    for stmt in body:
+        if not isinstance(stmt, _COMPOUND):
+            continue
+        for block in _blocks(stmt):
+            if not block:
+                continue
+            first = block[0]
+            line = lines[_start(first) - 1]
+            if isinstance(first, ast.If) and line.lstrip(b" \t").startswith(b"elif"):
+                found = _first_indent(block, lines)   # an `elif`: its own blocks
+                if found is not None:
+                    return found
+            elif getattr(first, "decorator_list", None) or first.col_offset == len(line) - len(line.lstrip(b" \t")):
+                return _start(first)
+    return None
 
 
 def _blocks(stmt: ast.stmt) -> Iterator[list[ast.stmt]]:

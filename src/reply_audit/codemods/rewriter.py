@@ -46,6 +46,7 @@ class Rewriter:
 
     def __init__(self) -> None:
         self.pid: int | None = None
+        self._asked = 0   # requests sent: each answer names the one it answers
         self._requests: BinaryIO | None = None
         self._answers: BinaryIO | None = None
 
@@ -87,9 +88,9 @@ class Rewriter:
         self._answers = os.fdopen(answers_read, "rb")
 
     def expect(self, path: Path) -> None:
-        """A file a request will likely bring (one with findings a codemod fixes): the helper, when it has
-        nothing else to do, reads and parses it ahead (`hollow.parse`), and uses the tree if the request brings
-        the same bytes."""
+        """A file a request will likely bring (one with findings a codemod fixes): the helper reads and parses it
+        (`hollow.parse`) before the requests that follow, while this process plans, and uses the tree if a
+        request brings the same bytes."""
         if self._requests is None:
             return
         try:
@@ -108,15 +109,19 @@ class Rewriter:
 
     def _ask(self, source: bytes, edits: list[Edit]) -> RewriteOutcome | None:
         assert self._requests is not None and self._answers is not None
+        self._asked += 1
         try:
             # the findings an edit fixes are the plan's business, not the rewriter's: they stay here
-            _send(self._requests, ("rewrite", source, [replace(edit, findings=[]) for edit in edits]))
+            _send(self._requests, ("rewrite", self._asked, source, [replace(e, findings=[]) for e in edits]))
             answer = _receive(self._answers)
         except (OSError, EOFError, pickle.PickleError, AttributeError, TypeError, ValueError, struct.error):
             return None
-        if not isinstance(answer, tuple) or len(answer) != 4:
-            return None   # (the helper's own failure: the same request fails or succeeds here)
-        new_source, applied, refused, problem = answer
+        except BaseException:   # (Ctrl-C between request and answer: an answer may be left unread; no reuse)
+            self.close()
+            raise
+        if not isinstance(answer, tuple) or len(answer) != 5 or answer[0] != self._asked:
+            return None   # (the helper's own failure, or an answer to another request: this one is done here)
+        _number, new_source, applied, refused, problem = answer
         try:
             return RewriteOutcome(source=source, new_source=new_source, applied=[edits[i] for i in applied],
                                   refused=[(edits[i], reason) for i, reason in refused], problem=problem)
@@ -179,14 +184,14 @@ def _serve(requests_fd: int, answers_fd: int) -> None:   # pragma: no cover - ru
                         continue
                     trees[source] = parse(source)
                     continue
-                _kind, source, edits = request
+                _kind, number, source, edits = request
                 try:
                     outcome = rewrite_source(source, edits, trees.pop(source, None))
                     where = {id(edit): i for i, edit in enumerate(edits)}
-                    answer: Any = (outcome.new_source, [where[id(e)] for e in outcome.applied],
+                    answer: Any = (number, outcome.new_source, [where[id(e)] for e in outcome.applied],
                                    [(where[id(e)], reason) for e, reason in outcome.refused], outcome.problem)
                 except Exception:
-                    answer = ("failed",)   # the caller rewrites the file itself, and meets the same failure there
+                    answer = (number, "failed")   # the caller rewrites the file itself, and meets the failure there
                 _send(answers, answer)
     except BaseException:
         pass
