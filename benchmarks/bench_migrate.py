@@ -34,9 +34,10 @@ def timed_scan(root: Path, profile) -> float:
 
 def timed_migrate(root: Path, profile):
     start = time.perf_counter()
-    result = migrate(scan(root, profile))
+    scanned = scan(root, profile)
+    result = migrate(scanned)
     result.diff()
-    return time.perf_counter() - start, result
+    return time.perf_counter() - start, result, len(scanned.files)
 
 
 def main() -> int:
@@ -48,14 +49,13 @@ def main() -> int:
     profile = load_profile(args.profile, args.path)
     timed_scan(args.path, profile)  # warm imports and the OS file cache
     scans, migrates = [], []
-    result = None
+    result, files = None, 0
     for _ in range(args.repeat):
         scans.append(timed_scan(args.path, profile))
-        seconds, result = timed_migrate(args.path, profile)
+        seconds, result, files = timed_migrate(args.path, profile)
         migrates.append(seconds)
     scan_s, migrate_s = statistics.median(scans), statistics.median(migrates)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    files = len(result.final.files) if result and result.final else 0
     parsed = len(result.originals) if result else 0
     print(f"files: {files}  rewritten: {len(result.changed)}  rewrites: {len(result.applied)}  "
           f"passes: {result.passes}  repeat: {args.repeat}")
