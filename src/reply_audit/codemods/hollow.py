@@ -21,10 +21,12 @@ What the rewriter and the edits read is left as the whole file has it:
   (a handler's setup goes in after them): a docstring's stub is a string,
   and a first statement libcst takes for a docstring and Python does not
   (`"Count " f"{n}"`) is kept;
-* the line where the file first indents, unless a run starts there (libcst
-  reads the module's indent from it, and indents what it adds by it);
+* the line where the file first indents, by Python's tokenizer, unless a run
+  starts there (libcst reads the module's indent from it, and indents what
+  it adds by it);
 * a run that shares a line with anything else (`a = 1; b = 2`, a body on
-  its header's line, an `elif`), or whose last line has no line break.
+  its header's line, an `elif`), continues the line before it (a body joined
+  to its header by a backslash), or whose last line has no line break.
 
 The comments and blank lines between a run and the statement before it go
 with the run, except after an import at the top level (a new definition goes
@@ -39,7 +41,9 @@ form feed), does not parse with this Python, or when nothing can be cut.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import field
@@ -114,8 +118,12 @@ def hollow(source: bytes, lines: list[tuple[int, int]], tree: ast.Module | None 
     tree = tree or parse(source)
     if tree is None:
         return None
+    try:
+        first_indent = _first_indent(source)
+    except (tokenize.TokenError, SyntaxError, ValueError):   # (the tokenizer cannot say: nothing is cut)
+        return None
     text_lines = source.splitlines(keepends=True)
-    cutter = _Cutter(text_lines, sorted(lines), _first_indent(tree.body, text_lines))
+    cutter = _Cutter(text_lines, sorted(lines), first_indent)
     try:
         cutter.module(tree.body)
     except RecursionError:
@@ -234,6 +242,8 @@ class _Cutter:
         after = block[index + len(run)] if index + len(run) < len(block) else None
         if (before is not None and _end(before) >= start) or (after is not None and _start(after) <= end):
             return
+        if start > 1 and self.lines[start - 2].rstrip(b"\r\n").endswith(b"\\"):
+            return   # it continues the line before (a body joined to its header by a backslash)
         opening = self.lines[start - 1]
         indent = len(opening) - len(opening.lstrip(b" \t"))
         # a decorator opens its own line; any other statement must have its first line to itself too
@@ -267,23 +277,13 @@ def _is_docstring(stmt: ast.stmt) -> bool:
         and isinstance(stmt.value.value, (str, bytes))
 
 
-def _first_indent(body: list[ast.stmt], lines: list[bytes]) -> int | None:
-    """The first line of the first block that has lines of its own (where Python's tokenizer first indents,
-    and libcst reads the module's default indent), or None."""
-    for stmt in body:
-        if not isinstance(stmt, _COMPOUND):
-            continue
-        for block in _blocks(stmt):
-            if not block:
-                continue
-            first = block[0]
-            line = lines[_start(first) - 1]
-            if isinstance(first, ast.If) and line.lstrip(b" \t").startswith(b"elif"):
-                found = _first_indent(block, lines)   # an `elif`: its own blocks
-                if found is not None:
-                    return found
-            elif getattr(first, "decorator_list", None) or first.col_offset == len(line) - len(line.lstrip(b" \t")):
-                return _start(first)
+def _first_indent(source: bytes) -> int | None:
+    """The line of SOURCE's first INDENT token, where libcst reads the module's indent (None: it never indents).
+    Read from Python's tokenizer, not from columns: a body joined to its header by a backslash (`def f(): \\`
+    then `    return 0`) does not indent. It stops at the first one."""
+    for token in tokenize.tokenize(io.BytesIO(source).readline):
+        if token.type == tokenize.INDENT:
+            return token.start[0]
     return None
 
 
