@@ -8,7 +8,8 @@ helper imports the rewriter (`apply`, libcst with it) while this process
 scans and plans, then rewrites one file per request over a pipe. It answers
 with what `apply.rewrite_source` answers in this process; the edits of the
 answer are this process's own objects again. Told which files to `expect`
-(those with findings a codemod fixes), it parses them while it waits.
+(those with findings a codemod fixes), it parses them as soon as it can,
+while this process plans, before the requests that follow.
 
 The helper is started only where it pays and is safe: on Linux (fork), when
 libcst is not imported yet (a process that has it gains nothing), and when
