@@ -150,21 +150,29 @@ def test_the_command_line_migrates_through_its_helper(tmp_path: Path) -> None:
 
 
 def test_a_file_expected_ahead_is_rewritten_as_any_other(tmp_path: Path) -> None:
-    """The helper parses an expected file ahead; the answer is the same whether the request brings those bytes,
-    other bytes (the file changed since), or the expected file never existed."""
+    """The helper parses an expected file ahead, and uses that tree only for the same bytes: a request that brings
+    the file changed since (a line fewer: its tree would cut the return away), or a file never expected, gets
+    what this process answers."""
+    ahead = b'CODE = "OLD-1"\n\n\ndef f():\n    a = 1\n    b = 2\n    return "OLD-2"\n'
+    changed = ahead.replace(b"    b = 2\n", b"")
+
+    def edits(line: int) -> list[Edit]:
+        return [ReplaceCode("legacy-codes", "mod.py", [(1, 7, 1, 14)], "one", old="OLD-1", new="NEW-1"),
+                ReplaceCode("legacy-codes", "mod.py", [(line, 11, line, 18)], "two", old="OLD-2", new="NEW-2")]
+
     expected = tmp_path / "mod.py"
-    expected.write_bytes(SOURCE)
-    changed = SOURCE.replace(b"OLD-2", b"OLD-X")
+    expected.write_bytes(ahead)
     with Rewriter.start(helper=True) as rewriter:
         rewriter.expect(expected)
         rewriter.expect(tmp_path / "missing.py")
-        same = rewriter.rewrite(SOURCE, _edits())
+        same = rewriter.rewrite(ahead, edits(7))
         rewriter.expect(expected)
-        other = rewriter.rewrite(changed, _edits())
+        other = rewriter.rewrite(changed, edits(6))
         assert rewriter.helped
-    assert _answer(same) == _answer(rewrite_source(SOURCE, _edits()))
-    assert _answer(other) == _answer(rewrite_source(changed, _edits()))
-    assert [e.description for e in other.applied] == ["one", "two"]
+    assert _answer(same) == _answer(rewrite_source(ahead, edits(7)))
+    assert same.new_source == ahead.replace(b"OLD", b"NEW")
+    assert _answer(other) == _answer(rewrite_source(changed, edits(6)))
+    assert other.new_source == changed.replace(b"OLD", b"NEW")
 
 
 def test_an_answer_to_another_request_is_not_taken() -> None:

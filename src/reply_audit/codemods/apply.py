@@ -28,7 +28,6 @@ keeps every byte it does not change (encoding, BOM, line endings included).
 from __future__ import annotations
 
 import ast
-import re
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterator
@@ -44,9 +43,8 @@ from ..record_class import record
 from .base import Edit, RewriteOutcome
 from .ftypes import Refused, Span, Target
 from .hollow import hollow
-from .rewrite_context import RewriteContext, usual_quote
+from .rewrite_context import NEWLINES, RewriteContext, usual_quote
 
-_NEWLINES = re.compile(r"\r\n|\r|\n")
 _KINDS: dict[type, str] = {cst.Call: "call", cst.SimpleString: "string", cst.Expr: "expr", cst.Return: "return"}
 MAX_RETRIES = 8
 
@@ -55,7 +53,7 @@ class _Columns:
     """ast spans (UTF-8 byte columns) -> libcst positions (character columns)."""
 
     def __init__(self, code: str, line_of: Callable[[int], int] | None = None) -> None:
-        self.lines = _NEWLINES.split(code)
+        self.lines = NEWLINES.split(code)
         self.line_of = line_of or (lambda line: line)
 
     def char_col(self, line: int, byte_col: int) -> int:

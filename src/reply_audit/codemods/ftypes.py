@@ -32,4 +32,3 @@ class Skip:
     """A finding a codemod recognises but will not fix, with the reason a human needs."""
 
     reason: str
-

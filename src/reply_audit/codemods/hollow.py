@@ -41,6 +41,7 @@ form feed), does not parse with this Python, or when nothing can be cut.
 from __future__ import annotations
 
 import ast
+import codecs
 import io
 import re
 import tokenize
@@ -51,8 +52,6 @@ from itertools import accumulate
 
 from ..record_class import record
 
-_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
-_UTF8 = {b"utf-8", b"utf8", b"utf_8", b"utf-8-sig"}
 _BLANK_OR_COMMENT = re.compile(rb"[ \t]*(#[^\r\n]*)?(\r\n|\n)")
 _STUB_PREFIX = b"__reply_audit_cut_"
 _DEFINES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -151,13 +150,15 @@ def hollow(source: bytes, lines: list[tuple[int, int]], tree: ast.Module | None 
 
 
 def _plain(source: bytes) -> bool:
-    """UTF-8 without a BOM, and no line break but LF and CRLF (nor a form feed, which Python's indentation
-    reading resets on)."""
-    if source.startswith(b"\xef\xbb\xbf") or b"\f" in source or b"\r" in source.replace(b"\r\n", b""):
+    """UTF-8 without a BOM (as Python's tokenizer reads the coding declaration), and no line break but LF and
+    CRLF (nor a form feed, which Python's indentation reading resets on)."""
+    if b"\f" in source or b"\r" in source.replace(b"\r\n", b""):
         return False
-    head = b"\n".join(source.split(b"\n", 2)[:2])
-    declared = _CODING.search(head)
-    return declared is None or declared.group(1).lower() in _UTF8
+    try:
+        declared = tokenize.detect_encoding(io.BytesIO(source).readline)[0]
+    except SyntaxError:   # an unknown codec, or one that disagrees with the BOM
+        return False
+    return codecs.lookup(declared).name == "utf-8"   # (`utf8` is UTF-8; with a BOM, "utf-8-sig" is not)
 
 
 @record(frozen=True)

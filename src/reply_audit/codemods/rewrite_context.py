@@ -7,7 +7,7 @@ from bisect import bisect_left
 
 import libcst as cst
 
-_NEWLINES = re.compile(r"\r\n|\r|\n")
+NEWLINES = re.compile(r"\r\n|\r|\n")   # the line breaks libcst counts
 
 
 def usual_quote(code: str | bytes) -> str:
@@ -33,7 +33,7 @@ class RewriteContext:
         if self.lines is None or self.text is None:
             return True
         if self._hashes is None:
-            self._hashes = [n for n, line in enumerate(_NEWLINES.split(self.text), 1) if "#" in line]
+            self._hashes = [n for n, line in enumerate(NEWLINES.split(self.text), 1) if "#" in line]
         first, last = self.lines
         i = bisect_left(self._hashes, first)
         return i < len(self._hashes) and self._hashes[i] <= last
