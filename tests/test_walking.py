@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from reply_audit.facts.walking import children, walk
+from reply_audit.facts.walking import children, nodes_of, walk
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "reply_audit"
 LEAVES = (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
@@ -35,6 +35,37 @@ def test_walk_is_ast_walk_without_contexts_and_operators(name: str, text: str) -
     assert [id(n) for n in walk(tree)] == [id(n) for n in expected]
     for node in expected:
         assert children(node) == [n for n in ast.iter_child_nodes(node) if not isinstance(n, LEAVES)]
+
+
+KIND_SETS = [(ast.Call,), (ast.Call, ast.Dict, ast.Compare), (ast.Name,), (ast.Constant, ast.JoinedStr),
+             (ast.stmt,), (ast.expr,), (ast.Raise, ast.arguments)]
+
+
+@pytest.mark.parametrize(("name", "text"), _cases(), ids=[n for n, _ in _cases()])
+def test_nodes_of_finds_what_walk_finds_of_those_kinds(name: str, text: str) -> None:
+    tree = ast.parse(text)
+    for kinds in KIND_SETS:
+        for roots in ([tree], tree.body, tree.body[1:2]):
+            expected = sorted(id(n) for root in roots for n in walk(root) if isinstance(n, kinds))
+            assert sorted(id(n) for n in nodes_of(roots, kinds)) == expected, kinds
+
+
+def test_nodes_of_finds_a_node_of_a_class_the_parser_does_not_make() -> None:
+    """A tree some tool built may hold a subclass of a parser's class: it is found as its base is, and read."""
+
+    class MyCall(ast.Call):
+        pass
+
+    tree = ast.parse("f(g(x), {'code': h(1)})")
+    outer = tree.body[0].value   # type: ignore[attr-defined]
+    built = MyCall(func=outer.func, args=outer.args, keywords=[])
+    tree.body[0].value = built   # type: ignore[attr-defined]
+    found = nodes_of([tree], (ast.Call,))
+    assert sorted(map(id, found)) == sorted(map(id, [built, built.args[0], built.args[1].values[0]]))
+    assert nodes_of([tree], (MyCall,)) == [built]
+    leaf = built.args[0].args[0]
+    assert nodes_of([leaf], (ast.Name,)) == [leaf]   # a leaf given as a root
+    assert nodes_of([leaf], (ast.Call,)) == []
 
 
 def test_every_node_class_the_parser_makes_has_its_fields_read_from_its_signature() -> None:

@@ -80,10 +80,12 @@ from .result_shapes import ResultShapeReader
 from .scopes import Looked, Tally, Watched, _Class, _Ctx, _Function
 from .signatures import read_wrapper
 from .versions import VersionReader
-from .walking import children, source_text, walk
+from .walking import children, nodes_of, source_text, walk
 
 _T = TypeVar("_T")
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]")   # as the tokenizer finds a declaration (PEP 263)
+_POSITION_HOLDERS = (ast.Call, ast.Dict, ast.Compare)   # the nodes that may hold a place where a code goes
+_CALLS, _RAISES, _NAMES, _FSTRINGS = (ast.Call,), (ast.Raise,), (ast.Name,), (ast.JoinedStr,)   # (for `nodes_of`)
 TEXTS_KEPT = 10_000   # across versions: results kept by text (cleared when full; versions come in order)
 
 
@@ -225,8 +227,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         else:
             self.code_positions = set()
         # `raise ToolError(...)`: an exception, never a reply, whatever a glob of reply functions matches
-        self._raised = {id(n.exc) for stmt in body for n in walk(stmt)
-                        if isinstance(n, ast.Raise) and isinstance(n.exc, ast.Call)} \
+        self._raised = {id(n.exc) for n in nodes_of(body, _RAISES) if isinstance(n.exc, ast.Call)} \
             if self.want_calls and self.function_names.globs else set()
         self._block(body, _Ctx(), more_after)
 
@@ -298,7 +299,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         naming a code (`result.code == "NOT_FOUND"`), either side of `x or "CODE"` and `a if t else "CODE"` there."""
         found: list[ast.AST] = []
         names = self.code_names
-        for node in (n for stmt in body for n in walk(stmt)):
+        for node in nodes_of(body, _POSITION_HOLDERS):
             if isinstance(node, ast.Call):
                 found += [kw.value for kw in node.keywords if kw.arg in names]
                 name = last_name(node.func)
@@ -319,17 +320,17 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         out: set[int] = set()
         refs: list[str] = []
         while found:
-            node = found.pop()
-            if isinstance(node, ast.Constant):
-                out.add(id(node))
-            elif isinstance(node, ast.Attribute) and (ref := dotted_name(node)):
+            part = found.pop()
+            if isinstance(part, ast.Constant):
+                out.add(id(part))
+            elif isinstance(part, ast.Attribute) and (ref := dotted_name(part)):
                 refs.append(ref)   # `ErrorCodes.BAD_INPUT`: a registry used where a code goes
-            elif isinstance(node, ast.IfExp):
-                found += [node.body, node.orelse]
-            elif isinstance(node, ast.BoolOp):
-                found += node.values
-            elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):   # `code in ("A", "B")`
-                found += node.elts
+            elif isinstance(part, ast.IfExp):
+                found += [part.body, part.orelse]
+            elif isinstance(part, ast.BoolOp):
+                found += part.values
+            elif isinstance(part, (ast.Tuple, ast.List, ast.Set)):   # `code in ("A", "B")`
+                found += part.elts
         self.tally.position_refs.update(refs)
         return out
 
@@ -719,7 +720,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if value is not None:
             if self._is_hot(value):   # (else `_expr` reads nothing of it)
                 # every call in the returned expression is returned: `return replace(rb.error(...), ...)` too
-                returned = {id(sub) for sub in walk(value) if isinstance(sub, ast.Call)}
+                returned = {id(sub) for sub in nodes_of([value], _CALLS)}
                 self._expr(value, ctx, returned)
             made = _constructed(value)
             made_of = _callee(made) if made is not None else None
@@ -995,9 +996,8 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         params = cls._params(ctx)
         if not params or node is None:
             return False
-        return any(isinstance(part, ast.FormattedValue) and any(isinstance(n, ast.Name) and n.id in params
-                                                                 for n in walk(part.value))
-                   for sub in walk(node) if isinstance(sub, ast.JoinedStr) for part in sub.values)
+        return any(isinstance(part, ast.FormattedValue) and any(n.id in params for n in nodes_of([part.value], _NAMES))
+                   for sub in nodes_of([node], _FSTRINGS) for part in sub.values)
 
     @classmethod
     def _names_params(cls, value: ast.expr | None, ctx: _Ctx) -> bool:
@@ -1017,7 +1017,7 @@ class FactsExtractor(EnvelopeReader, ResultShapeReader, RegistrationReader):
         if not ctx.guards or fn is None or fn.args is None:
             return False
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)} - {"self", "cls"}
-        return any(isinstance(n, ast.Name) and n.id in params for n in walk(ctx.guards[-1][0]))
+        return any(n.id in params for n in nodes_of([ctx.guards[-1][0]], _NAMES))
 
     # ------------------------------------------------------------- constants
     def _finish_constants(self) -> None:

@@ -15,12 +15,14 @@ import ast
 import copy
 import re
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Any, TypeVar
 
 _AST = ast.AST
 _LEAF_FIELDS = frozenset({"ctx", "op", "ops"})   # expr_context, operator, boolop, unaryop, cmpop: no children
 _NOT_NODES = frozenset({"identifier", "string", "int", "constant", "bytes", "object", "singleton"})
 _FIELD = re.compile(r"(\w+)([*?]*) (\w+)")
+_Node = TypeVar("_Node", bound=ast.AST)
 _SHAPES: dict[type, tuple[tuple[str, bool], ...] | None] = {}   # class -> (field, is a list) of its node fields
 
 
@@ -96,6 +98,76 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
                 else:
                     append(field)
         yield node
+
+
+_NO_CHILDREN = frozenset({ast.Name, ast.Constant})   # the commonest nodes, and leaves: never pushed to be read
+_OF_KINDS: dict[tuple[type, ...], dict[type, bool]] = {}   # kinds -> {class: is it one of them, or a subclass}
+
+
+def nodes_of(roots: Sequence[ast.AST], kinds: tuple[type[_Node], ...]) -> list[_Node]:
+    """Every node at or below ROOTS that is an instance of one of KINDS, in no order a caller may rely on. A
+    third of the cost of `walk` with a test of each node: it reads the nodes from a stack, tests a node by one
+    look-up of its class, and only tests a name or a constant, never pushes and reads it."""
+    wanted = _OF_KINDS.get(kinds) or _OF_KINDS.setdefault(kinds, _kinds_table(kinds))
+    known = wanted.keys()
+    out: list[Any] = [root for root in roots if _is_of(root.__class__, wanted, kinds)]
+    todo = [root for root in roots if root.__class__ not in _NO_CHILDREN]
+    pop, push, found, shapes, leaves = todo.pop, todo.append, out.append, _SHAPES, _NO_CHILDREN
+    while todo:
+        node = pop()
+        kind = node.__class__
+        try:
+            shape = shapes[kind]
+        except KeyError:
+            shape = shapes[kind] = _shape(kind)
+        if shape is None:
+            for child in _read_all(node):
+                if _is_of(child.__class__, wanted, kinds):
+                    found(child)
+                if child.__class__ not in leaves:
+                    push(child)
+            continue
+        for name, many in shape:
+            field = getattr(node, name, None)
+            if field is None:
+                continue
+            if many:
+                for child in field:
+                    if child is None:   # (`{**d}` has a None key)
+                        continue
+                    kind = child.__class__
+                    if kind not in known:   # a class the parser does not make (a subclass some tool built)
+                        _is_of(kind, wanted, kinds)
+                    if wanted[kind]:
+                        found(child)
+                    if kind not in leaves:
+                        push(child)
+            else:
+                kind = field.__class__
+                if kind not in known:
+                    _is_of(kind, wanted, kinds)
+                if wanted[kind]:
+                    found(field)
+                if kind not in leaves:
+                    push(field)
+    return out
+
+
+def _is_of(kind: type, wanted: dict[type, bool], kinds: tuple[type, ...]) -> bool:
+    if kind not in wanted:
+        wanted[kind] = issubclass(kind, kinds)
+    return wanted[kind]
+
+
+def _kinds_table(kinds: tuple[type, ...]) -> dict[type, bool]:
+    """{class: is it one of KINDS} for every node class of the `ast` module."""
+    table: dict[type, bool] = {}
+    todo = [ast.AST]
+    while todo:
+        kind = todo.pop()
+        table[kind] = issubclass(kind, kinds)
+        todo += kind.__subclasses__()
+    return table
 
 
 def source_text(node: ast.AST) -> str:
