@@ -35,7 +35,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("commands' work", {"migrate", "delta", "history", "init", "init_vet", "fleet"}),
     ("reports", {"report.*"}),
     ("the public API and GitHub", {"api", "github_comment"}),
-    ("the command line", {"cli", "cli_options", "console", "__main__"}),
+    ("the command line", {"cli", "cli_options", "console", "ending", "__main__"}),
 ]
 
 

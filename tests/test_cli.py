@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from reply_audit import __version__
 from reply_audit.cli import app
 from support import CliRunner, write_tree
@@ -520,9 +522,63 @@ def test_the_python_api_gives_what_the_command_line_prints(tmp_path):
     assert [f.rule for f in api.evaluate(result, select=["RA303"]).findings] == ["RA303"]
 
 
+END_NOW = """
+import atexit, sys, threading
+from reply_audit import ending
+
+class Freed:
+    def __del__(self):
+        sys.stdout.write("freed\\n")
+
+kept = Freed()
+atexit.register(lambda: sys.stdout.write("exit handler\\n"))
+if sys.argv[1] == "thread":
+    busy = threading.Event()
+    worker = threading.Thread(target=busy.wait, args=(20,))   # (never left waiting long)
+    worker.start()
+    ending.end_now(3)
+    sys.stdout.write("went on\\n")
+    busy.set()
+else:
+    sys.stdout.write("report")   # (not flushed yet)
+    ending.end_now(int(sys.argv[1]))
+    sys.stdout.write("went on\\n")
+"""
+
+
+@pytest.mark.parametrize(("how", "code", "printed"), [
+    ("3", 3, "reportexit handler\n"),         # ended: flushed, handlers run, nothing freed, nothing after it
+    ("0", 0, "reportexit handler\n"),
+    ("thread", 0, "went on\nexit handler\nfreed\n"),   # a thread still runs: Python's own exit, later
+])
+def test_end_now_flushes_runs_the_exit_handlers_and_frees_nothing(how, code, printed):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", END_NOW, how], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (code, printed, "")
+
+
+def test_end_now_leaves_a_failed_flush_to_pythons_own_exit(monkeypatch):
+    """A reader that stopped reading (a closed pipe): end_now returns, and the usual exit reports it."""
+    import os
+    import sys
+
+    from reply_audit import ending
+
+    class Closed:
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Closed())
+    monkeypatch.setattr(os, "_exit", lambda code: pytest.fail("ended at once"))
+    assert ending.end_now(0) is None
+
+
 def test_a_scan_process_runs_without_the_cyclic_collector_and_a_longer_command_with_it(monkeypatch):
     """`scan` and `hook` end the process after one scan, whose objects hold no reference cycle: the collector
-    is turned off for them; `migrate`, `history` and the rest keep it."""
+    is turned off for them, and the process ends at once after it (`end_now`); `migrate`, `history` and the
+    rest keep both."""
     import gc
     import sys
 
@@ -530,13 +586,15 @@ def test_a_scan_process_runs_without_the_cyclic_collector_and_a_longer_command_w
 
     from reply_audit import cli
 
-    turned_off = []
+    turned_off, ended = [], []
     monkeypatch.setattr(gc, "disable", lambda: turned_off.append(True))
     monkeypatch.setattr(cli, "app", lambda argv=None: 0)
+    monkeypatch.setattr(cli, "end_now", ended.append)   # (the real one would end the test's process)
     for argv, off in ((["scan", "."], True), (["hook", "a.py"], True), (["migrate", "."], False),
                       (["history", "."], False), (["--version"], False), ([], False)):
         turned_off.clear()
+        ended.clear()
         monkeypatch.setattr(sys, "argv", ["reply-audit", *argv])
         with pytest.raises(SystemExit) as done:
             cli.main()
-        assert (done.value.code, bool(turned_off)) == (0, off), argv
+        assert (done.value.code, bool(turned_off), ended) == (0, off, [0] if off else []), argv

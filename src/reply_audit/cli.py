@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from . import api
 from . import cli_options as opt
 from .console import Progress, colour, echo, say, write_output
+from .ending import end_now
 from .errors import EXIT_OK, EXIT_USAGE, UserError
 
 
@@ -228,9 +229,13 @@ WITHOUT_COLLECTOR = frozenset({"scan", "hook"})
 
 
 def main() -> None:
-    if sys.argv[1:2] and sys.argv[1] in WITHOUT_COLLECTOR:
+    command = sys.argv[1] if sys.argv[1:2] else ""
+    if command in WITHOUT_COLLECTOR:
         gc.disable()
-    sys.exit(app())
+    code = app()
+    if command in WITHOUT_COLLECTOR:
+        end_now(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":
