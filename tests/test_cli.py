@@ -559,6 +559,40 @@ def test_end_now_flushes_runs_the_exit_handlers_and_frees_nothing(how, code, pri
     assert (done.returncode, done.stdout, done.stderr) == (code, printed, "")
 
 
+@pytest.mark.parametrize("command", [["scan", "-f", "json"], ["scan"], ["rules"]])
+def test_a_reader_that_stops_reading_ends_the_command_quietly_with_141(tmp_path, command):
+    """`reply-audit scan . | head`: the rest of the report goes nowhere, with no traceback, and the exit code
+    is a command's that SIGPIPE ended (128 + 13)."""
+    import os
+    import subprocess
+    import sys
+
+    write_tree(tmp_path, TREE)
+    read, write = os.pipe()
+    os.close(read)   # the reader is gone before the first byte
+    try:
+        where = [str(tmp_path), "--no-cache"] if command[0] == "scan" else []
+        done = subprocess.run([sys.executable, "-m", "reply_audit", *command, *where],
+                              stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_a_command_started_with_its_standard_output_closed_writes_nothing_and_says_nothing(tmp_path):
+    """`reply-audit scan . >&-`: nothing to print to, nothing printed, and the scan's own exit code."""
+    import os
+    import subprocess
+    import sys
+
+    write_tree(tmp_path, TREE)
+    scan = [sys.executable, "-m", "reply_audit", "scan", str(tmp_path), "--no-cache", "--fail-on", "low"]
+    done = subprocess.run(scan, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(1))
+    assert (done.returncode, done.stderr) == (1, "")
+    assert subprocess.run(scan, stdout=subprocess.DEVNULL, timeout=120).returncode == 1
+
+
 def test_end_now_leaves_a_failed_flush_to_pythons_own_exit(monkeypatch):
     """A reader that stopped reading (a closed pipe): end_now returns, and the usual exit reports it."""
     import os

@@ -66,11 +66,24 @@ def write_output(text: str | bytes, out: Path | None) -> None:
         raise UserError(f"cannot write {str(out)!r}: {exc.reason.removeprefix('cannot write: ')}") from None
 
 
+def stop_writing() -> None:
+    """Send what is still to be written to standard output and error to the null device: a reader that closed
+    its pipe asked for no more, and Python's exit would otherwise fail to flush it and print a traceback."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                os.dup2(null, stream.fileno())
+        except (OSError, ValueError):   # (a stream that is no file: a test's)
+            pass
+    os.close(null)
+
+
 def colour() -> bool:
     """Colour on a terminal, unless NO_COLOR is set (no-color.org); FORCE_COLOR asks for it anywhere."""
     if os.environ.get("NO_COLOR"):
         return False
-    return bool(os.environ.get("FORCE_COLOR")) or sys.stdout.isatty()
+    return bool(os.environ.get("FORCE_COLOR")) or (sys.stdout is not None and sys.stdout.isatty())
 
 
 class Progress:

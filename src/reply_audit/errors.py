@@ -10,6 +10,7 @@ from __future__ import annotations
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
+EXIT_PIPE_CLOSED = 141   # standard output closed by its reader (`| head`): as a command SIGPIPE ends reports
 
 SEVERITIES = ("critical", "high", "medium", "low")   # a finding's severity, most severe first
 FAIL_LEVELS = (*SEVERITIES, "none")                   # --fail-on: the least severe finding that fails a run
