@@ -1,8 +1,9 @@
-"""How the command-line process ends after a scan: at once, without freeing object by object what it built.
+"""How the command-line process ends once its command returns: at once, without freeing what it built.
 
-Python's own exit frees every object a process still holds, one by one: 0.35 s after a scan of 15 copies of
-ck3raven, 0.05 s after a cold scan of one copy, while the report is already written. `end_now` skips that, and
-only that: the exit handlers run and the standard streams are flushed as at any exit.
+Python's own exit frees every object a process still holds, one by one, while the command's output is already
+written: 0.35 s after a scan of 15 copies of ck3raven, 0.05 s after a cold scan of one copy, 0.28 s after
+`history` of its 375 commits. `end_now` skips that, and only that: the exit handlers run and the standard streams
+are flushed as at any exit.
 """
 
 from __future__ import annotations
