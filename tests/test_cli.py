@@ -579,6 +579,20 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly_with_141(tmp_path,
     assert (done.returncode, done.stderr) == (141, "")
 
 
+def test_a_broken_pipe_that_is_not_standard_output_is_no_closed_reader(tmp_path, monkeypatch):
+    """Only the console's writer says the reader stopped reading: a broken pipe to another process (a helper,
+    git) is not hidden behind a quiet 141."""
+    from reply_audit import api
+
+    def broken(*args, **kwargs):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    write_tree(tmp_path, TREE)
+    monkeypatch.setattr(api, "report", broken)
+    with pytest.raises(BrokenPipeError):
+        app(["scan", str(tmp_path), "--no-cache"])
+
+
 def test_a_command_started_with_its_standard_output_closed_writes_nothing_and_says_nothing(tmp_path):
     """`reply-audit scan . >&-`: nothing to print to, nothing printed, and the scan's own exit code."""
     import os

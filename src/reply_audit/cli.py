@@ -16,7 +16,7 @@ from . import api
 from . import cli_options as opt
 from .console import Progress, colour, echo, say, stop_writing, write_output
 from .ending import end_now
-from .errors import EXIT_OK, EXIT_PIPE_CLOSED, EXIT_USAGE, UserError
+from .errors import EXIT_OK, EXIT_PIPE_CLOSED, EXIT_USAGE, OutputClosed, UserError
 
 
 def _say_all(notes: list[str]) -> None:
@@ -207,7 +207,7 @@ def app(argv: Sequence[str] | None = None) -> int:
         say(f"error: {opt.usage_text(exc.message)} (see `{exc.prog} --help`)")
     except UserError as exc:
         say(f"error: {exc.message}")
-    except BrokenPipeError:   # the reader stopped reading (`reply-audit scan . | head`): the rest goes nowhere
+    except OutputClosed:   # the reader stopped reading (`reply-audit scan . | head`): the rest goes nowhere
         stop_writing()
         return EXIT_PIPE_CLOSED
     return EXIT_USAGE

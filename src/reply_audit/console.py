@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import UserError
+from .errors import OutputClosed, UserError
 from .safe_write import WriteRefused, replace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,14 +32,17 @@ def echo(text: str, err: bool = False, nl: bool = True) -> None:
 def _write(data: bytes, stream: Any) -> None:
     if stream is None:   # started with the stream closed (`reply-audit rules >&-`)
         return
-    stream.flush()
-    buffer = getattr(stream, "buffer", None)
-    if buffer is not None:
-        buffer.write(data)
-        buffer.flush()
-    else:   # a text-only stream (a test's StringIO)
-        stream.write(data.decode("utf-8", "surrogateescape"))
+    try:
         stream.flush()
+        buffer = getattr(stream, "buffer", None)
+        if buffer is not None:
+            buffer.write(data)
+            buffer.flush()
+        else:   # a text-only stream (a test's StringIO)
+            stream.write(data.decode("utf-8", "surrogateescape"))
+            stream.flush()
+    except BrokenPipeError:
+        raise OutputClosed from None
 
 
 def say(text: str) -> None:

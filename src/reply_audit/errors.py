@@ -16,6 +16,12 @@ SEVERITIES = ("critical", "high", "medium", "low")   # a finding's severity, mos
 FAIL_LEVELS = (*SEVERITIES, "none")                   # --fail-on: the least severe finding that fails a run
 
 
+class OutputClosed(Exception):
+    """The reader of standard output (or error) stopped reading: a pipe closed under the command's writing
+    (`reply-audit scan . | head`). Raised by the console's writer only, so that a broken pipe elsewhere (to a
+    helper process, to git) is never taken for it."""
+
+
 class UserError(Exception):
     """A problem with the user's input, configuration or arguments (exit 2)."""
 
