@@ -546,21 +546,50 @@ else:
 """
 
 
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize(("how", "code", "printed"), [
     ("3", 3, "reportexit handler\n"),         # ended: flushed, handlers run, nothing freed, nothing after it
     ("0", 0, "reportexit handler\n"),
     ("thread", 0, "went on\nexit handler\nfreed\n"),   # a thread still runs: Python's own exit, later
 ])
-def test_end_now_flushes_runs_the_exit_handlers_and_frees_nothing(how, code, printed):
+def test_end_now_flushes_runs_the_exit_handlers_and_frees_nothing(how, code, printed, unbuffered):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-c", END_NOW, how], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", END_NOW, how], capture_output=True, text=True, timeout=60,
+                          env=_environment(unbuffered))
     assert (done.returncode, done.stdout, done.stderr) == (code, printed, "")
 
 
+def test_end_now_leaves_a_profiled_or_traced_process_to_pythons_own_exit(monkeypatch):
+    """A profiler (`python -m cProfile -m reply_audit`) or a tracer (coverage, a debugger) writes its results
+    at the exit: the process is not ended under it."""
+    import os
+    import sys
+
+    from reply_audit import ending
+
+    monkeypatch.setattr(os, "_exit", lambda code: pytest.fail("ended at once"))
+    for install in (sys.setprofile, sys.settrace):
+        before = sys.getprofile() if install is sys.setprofile else sys.gettrace()
+        install(lambda *args: None)
+        try:
+            assert ending.end_now(0) is None
+        finally:
+            install(before)
+
+
+def _environment(unbuffered: bool) -> dict[str, str]:
+    """The test process's environment, with or without PYTHONUNBUFFERED (the streams' writes differ)."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    return env | {"PYTHONUNBUFFERED": "1"} if unbuffered else env
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
 @pytest.mark.parametrize("command", [["scan", "-f", "json"], ["scan"], ["rules"]])
-def test_a_reader_that_stops_reading_ends_the_command_quietly_with_141(tmp_path, command):
+def test_a_reader_that_stops_reading_ends_the_command_quietly_with_141(tmp_path, command, unbuffered):
     """`reply-audit scan . | head`: the rest of the report goes nowhere, with no traceback, and the exit code
     is a command's that SIGPIPE ended (128 + 13)."""
     import os
@@ -568,15 +597,63 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly_with_141(tmp_path,
     import sys
 
     write_tree(tmp_path, TREE)
+    where = [str(tmp_path), "--no-cache"] if command[0] == "scan" else []
+    run = [sys.executable, "-m", "reply_audit", *command, *where]
     read, write = os.pipe()
     os.close(read)   # the reader is gone before the first byte
     try:
-        where = [str(tmp_path), "--no-cache"] if command[0] == "scan" else []
-        done = subprocess.run([sys.executable, "-m", "reply_audit", *command, *where],
-                              stdout=write, stderr=subprocess.PIPE, text=True, timeout=120)
+        done = subprocess.run(run, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120,
+                              env=_environment(unbuffered))
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (141, "")
+
+
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+def test_a_reader_that_stops_reading_in_the_middle_ends_the_command_with_141(tmp_path, unbuffered):
+    """The reader goes after ten bytes of a report longer than the pipe holds: unbuffered, a write then takes
+    only part of the report, and the next one meets the closed pipe."""
+    import fcntl
+    import os
+    import subprocess
+    import sys
+
+    write_tree(tmp_path, {**TREE, **{f"pkg/more_{n}.py": TREE["pkg/server.py"] for n in range(40)}})
+    run = [sys.executable, "-m", "reply_audit", "scan", str(tmp_path), "-f", "json", "--no-cache"]
+    read, write = os.pipe()
+    fcntl.fcntl(write, fcntl.F_SETPIPE_SZ, 4096)   # (a pipe smaller than the output: the writer waits on it)
+    reading = subprocess.Popen(run, stdout=write, stderr=subprocess.PIPE, env=_environment(unbuffered))
+    os.close(write)
+    assert len(os.read(read, 10)) == 10
+    os.close(read)   # the reader goes after ten bytes
+    assert reading.stderr is not None
+    assert (reading.wait(timeout=120), reading.stderr.read()) == (141, b"")
+
+
+def test_an_output_that_is_no_regular_file_is_written_to_and_a_link_is_kept(tmp_path):
+    """`-o` onto a device or a named pipe writes to it, never replacing it with a file (as root, `-o
+    /dev/null` replaced the device); onto a symbolic link it replaces the file the link names."""
+    import os
+    import stat
+    import threading
+
+    write_tree(tmp_path / "tree", TREE)
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    done = runner.invoke(app, ["scan", str(tmp_path / "tree"), "-f", "json", "--no-cache", "-o", str(fifo)])
+    reader.join(timeout=60)
+    printed = runner.invoke(app, ["scan", str(tmp_path / "tree"), "-f", "json", "--no-cache"])
+    assert done.exit_code == printed.exit_code
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert received == [printed.stdout.encode("utf-8")]
+    target, link = tmp_path / "target.json", tmp_path / "link.json"
+    target.write_text("old", encoding="utf-8")
+    link.symlink_to(target)
+    runner.invoke(app, ["scan", str(tmp_path / "tree"), "-f", "json", "--no-cache", "-o", str(link)])
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == printed.stdout
 
 
 def test_a_broken_pipe_that_is_not_standard_output_is_no_closed_reader(tmp_path, monkeypatch):
@@ -593,18 +670,25 @@ def test_a_broken_pipe_that_is_not_standard_output_is_no_closed_reader(tmp_path,
         app(["scan", str(tmp_path), "--no-cache"])
 
 
-def test_a_command_started_with_its_standard_output_closed_writes_nothing_and_says_nothing(tmp_path):
-    """`reply-audit scan . >&-`: nothing to print to, nothing printed, and the scan's own exit code."""
+@pytest.mark.parametrize("closed", [1, 2], ids=["stdout", "stderr"])
+@pytest.mark.parametrize("command", ["scan", "migrate"])
+def test_a_command_started_with_a_standard_stream_closed_runs_as_it_would(tmp_path, command, closed):
+    """`reply-audit scan . >&-` or `2>&-`: nothing is written to the closed stream, the other gets what it
+    would, and the exit code is the command's own."""
     import os
+    import shutil
     import subprocess
     import sys
+    from pathlib import Path
 
-    write_tree(tmp_path, TREE)
-    scan = [sys.executable, "-m", "reply_audit", "scan", str(tmp_path), "--no-cache", "--fail-on", "low"]
-    done = subprocess.run(scan, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=120,
-                          preexec_fn=lambda: os.close(1))
-    assert (done.returncode, done.stderr) == (1, "")
-    assert subprocess.run(scan, stdout=subprocess.DEVNULL, timeout=120).returncode == 1
+    tree = tmp_path / "tree"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "legacy_mcp", tree)
+    run = [sys.executable, "-m", "reply_audit", command, str(tree), *(["--no-cache"] if command == "scan" else [])]
+    usual = subprocess.run(run, capture_output=True, timeout=120)
+    done = subprocess.run(run, capture_output=True, timeout=120, preexec_fn=lambda: os.close(closed))
+    kept = usual.stderr if closed == 1 else usual.stdout
+    assert (done.returncode, done.stderr if closed == 1 else done.stdout) == (usual.returncode, kept)
+    assert usual.stdout   # (findings, a diff: what the closed stdout would have shown)
 
 
 def test_end_now_leaves_a_failed_flush_to_pythons_own_exit(monkeypatch):

@@ -232,6 +232,8 @@ WITHOUT_COLLECTOR = frozenset({"scan", "hook"})
 
 
 def main() -> None:
+    """The process's entry point (`reply-audit`, `python -m reply_audit`): runs the command line and ends the
+    process with its exit code. To run a command and go on, call `app(argv)`, which returns the code."""
     if sys.argv[1:2] and sys.argv[1] in WITHOUT_COLLECTOR:
         gc.disable()
     code = app()

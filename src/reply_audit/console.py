@@ -36,13 +36,31 @@ def _write(data: bytes, stream: Any) -> None:
         stream.flush()
         buffer = getattr(stream, "buffer", None)
         if buffer is not None:
-            buffer.write(data)
-            buffer.flush()
+            _write_all(buffer, data)
         else:   # a text-only stream (a test's StringIO)
             stream.write(data.decode("utf-8", "surrogateescape"))
             stream.flush()
     except BrokenPipeError:
         raise OutputClosed from None
+
+
+def _write_all(buffer: Any, data: bytes) -> None:
+    """DATA written whole to BUFFER, a binary stream: unbuffered (`python -u`, PYTHONUNBUFFERED), its `write`
+    may take only part, and on a non-blocking descriptor none for now; a reader gone meanwhile is a
+    BrokenPipeError at the next write."""
+    view = memoryview(data)
+    while view:
+        try:
+            written = buffer.write(view)
+        except BlockingIOError as exc:   # (a buffered stream over a non-blocking descriptor)
+            written = exc.characters_written
+        if not written:   # full for now: wait until it takes more
+            import select
+
+            select.select([], [buffer], [])
+            continue
+        view = view[written:]
+    buffer.flush()
 
 
 def say(text: str) -> None:
@@ -58,6 +76,10 @@ def write_output(text: str | bytes, out: Path | None) -> None:
         return
     if out.is_dir():
         raise UserError(f"--out {str(out)!r} is a directory; name a file")
+    if out.exists() and not out.resolve().is_file():
+        _write_special(out, data)   # `-o /dev/stdout`, `-o /dev/null`, a named pipe: written to, never replaced
+        return
+    out = out.resolve() if out.is_symlink() else out   # (the link is kept; the file it names is replaced)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         umask = os.umask(0)
@@ -82,6 +104,18 @@ def stop_writing() -> None:
     os.close(null)
 
 
+def _write_special(out: Path, data: bytes) -> None:
+    """DATA written to OUT, a device, a named pipe or a socket: replacing it with a file, as a report file is
+    replaced, would put a regular file where the device was (as root, `/dev/null` itself)."""
+    try:
+        with open(out, "wb") as handle:
+            _write_all(handle, data)
+    except BrokenPipeError:
+        raise OutputClosed from None
+    except OSError as exc:
+        raise UserError(f"cannot write {str(out)!r}: {exc.strerror or exc}") from None
+
+
 def colour() -> bool:
     """Colour on a terminal, unless NO_COLOR is set (no-color.org); FORCE_COLOR asks for it anywhere."""
     if os.environ.get("NO_COLOR"):
@@ -97,7 +131,7 @@ class Progress:
 
     def __enter__(self) -> Callable[[str, int, int], None]:
         self.bar: rich.progress.Progress | None = None
-        self.live = sys.stderr.isatty() and not os.environ.get("CI")
+        self.live = sys.stderr is not None and sys.stderr.isatty() and not os.environ.get("CI")
         self.started = time.monotonic()
         self.tasks: dict[str, Any] = {}   # stage -> rich's task id
         return self.update

@@ -17,7 +17,10 @@ def end_now(code: int) -> None:
     """End the process with CODE. The exit handlers run (`atexit`: the pool's clean-up), and standard output and
     error are flushed; every file the command wrote is closed already (`safe_write` closes its own). When a
     thread other than a daemon is still running, or a flush fails (a closed pipe), this returns and Python ends
-    the process as usual."""
+    the process as usual; so it does under a profiler or a tracer (`python -m cProfile -m reply_audit`,
+    coverage, a debugger), which has its own work to do at the exit."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return
     threading = sys.modules.get("threading")
     if threading is not None and any(not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         return

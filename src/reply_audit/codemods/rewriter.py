@@ -71,7 +71,8 @@ class Rewriter:
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
         for stream in (sys.stdout, sys.stderr):
-            stream.flush()
+            if stream is not None:   # (started with the stream closed)
+                stream.flush()
         try:
             pid = os.fork()
         except OSError:

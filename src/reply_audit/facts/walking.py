@@ -105,9 +105,10 @@ _OF_KINDS: dict[tuple[type, ...], dict[type, bool]] = {}   # kinds -> {class: is
 
 
 def nodes_of(roots: Sequence[ast.AST], kinds: tuple[type[_Node], ...]) -> list[_Node]:
-    """Every node at or below ROOTS that is an instance of one of KINDS, in no order a caller may rely on. A
-    third of the cost of `walk` with a test of each node: it reads the nodes from a stack, tests a node by one
-    look-up of its class, and only tests a name or a constant, never pushes and reads it."""
+    """Every node at or below ROOTS that is an instance of one of KINDS (node classes, not the deprecated
+    aliases such as `ast.Str`, whose test reads the value), in no order a caller may rely on. A third of the
+    cost of `walk` with a test of each node: it reads the nodes from a stack, tests a node by one look-up of its
+    class, and only tests a name or a constant, never pushes and reads it."""
     wanted = _OF_KINDS.get(kinds) or _OF_KINDS.setdefault(kinds, _kinds_table(kinds))
     known = wanted.keys()
     out: list[Any] = [root for root in roots if _is_of(root.__class__, wanted, kinds)]
