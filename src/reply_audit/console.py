@@ -1,9 +1,11 @@
 """What the command line shows: stdout reports written whole, notes on stderr, colour and a progress bar.
 
 `write_output` prints a report or writes it atomically through `safe_write`
-(a reader never sees half a report); `say` is one `reply-audit: …` line on
-stderr; `colour()` follows NO_COLOR and FORCE_COLOR; `Progress` draws a bar on
-a terminal's stderr once the work has taken a second.
+(a reader never sees half a report; a device or a named pipe is written to,
+never replaced); `say` is one `reply-audit: …` line on stderr; `colour()`
+follows NO_COLOR and FORCE_COLOR; `Progress` draws a bar on a terminal's
+stderr once the work has taken a second. A reader that closed its pipe is
+`OutputClosed`, which the command line ends on quietly (`stop_writing`).
 """
 
 from __future__ import annotations
