@@ -28,7 +28,6 @@ keeps every byte it does not change (encoding, BOM, line endings included).
 from __future__ import annotations
 
 import ast
-from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import field
@@ -43,7 +42,7 @@ from ..record_class import record
 from .base import Edit, RewriteOutcome
 from .ftypes import Refused, Span, Target
 from .hollow import hollow
-from .rewrite_context import NEWLINES, RewriteContext, usual_quote
+from .rewrite_context import NEWLINES, RewriteContext, meets, usual_quote
 
 _KINDS: dict[type, str] = {cst.Call: "call", cst.SimpleString: "string", cst.Expr: "expr", cst.Return: "return"}
 MAX_RETRIES = 8
@@ -89,8 +88,7 @@ class _Applier(cst.CSTTransformer):
         span = self.spans.get(id(node))
         if span is None:   # (every node of the parsed module has one)
             return True
-        i = bisect_left(self.lines, span[0])
-        return i < len(self.lines) and self.lines[i] <= span[2]
+        return meets(self.lines, span[0], span[2])
 
     def _key(self, node: cst.CSTNode) -> tuple[str, tuple[Any, ...]] | None:
         kind = _KINDS.get(type(node))

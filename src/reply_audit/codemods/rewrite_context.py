@@ -10,6 +10,12 @@ import libcst as cst
 NEWLINES = re.compile(r"\r\n|\r|\n")   # the line breaks libcst counts
 
 
+def meets(lines: list[int], first: int, last: int) -> bool:
+    """Is one of LINES (sorted) between FIRST and LAST, both included?"""
+    i = bisect_left(lines, first)
+    return i < len(lines) and lines[i] <= last
+
+
 def usual_quote(code: str | bytes) -> str:
     """The quote most strings of CODE use: single when it has more than twice as many as double."""
     single, double = ("'", '"') if isinstance(code, str) else (b"'", b'"')
@@ -34,9 +40,7 @@ class RewriteContext:
             return True
         if self._hashes is None:
             self._hashes = [n for n, line in enumerate(NEWLINES.split(self.text), 1) if "#" in line]
-        first, last = self.lines
-        i = bisect_left(self._hashes, first)
-        return i < len(self._hashes) and self._hashes[i] <= last
+        return meets(self._hashes, *self.lines)
 
     def comment_statement(self, text: str) -> None:
         """Put `# TEXT` at the end of the statement that holds the node being rewritten."""

@@ -109,7 +109,7 @@ def nodes_of(roots: Sequence[ast.AST], kinds: tuple[type[_Node], ...]) -> list[_
     aliases such as `ast.Str`, whose test reads the value), in no order a caller may rely on. A third of the
     cost of `walk` with a test of each node: it reads the nodes from a stack, tests a node by one look-up of its
     class, and only tests a name or a constant, never pushes and reads it."""
-    wanted = _OF_KINDS.get(kinds) or _OF_KINDS.setdefault(kinds, _kinds_table(kinds))
+    wanted = _OF_KINDS.setdefault(kinds, {})   # (each class's answer, the first time it is met)
     known = wanted.keys()
     out: list[Any] = [root for root in roots if _is_of(root.__class__, wanted, kinds)]
     todo = [root for root in roots if root.__class__ not in _NO_CHILDREN]
@@ -137,7 +137,7 @@ def nodes_of(roots: Sequence[ast.AST], kinds: tuple[type[_Node], ...]) -> list[_
                     if child is None:   # (`{**d}` has a None key)
                         continue
                     kind = child.__class__
-                    if kind not in known:   # a class the parser does not make (a subclass some tool built)
+                    if kind not in known:
                         _is_of(kind, wanted, kinds)
                     if wanted[kind]:
                         found(child)
@@ -158,17 +158,6 @@ def _is_of(kind: type, wanted: dict[type, bool], kinds: tuple[type, ...]) -> boo
     if kind not in wanted:
         wanted[kind] = issubclass(kind, kinds)
     return wanted[kind]
-
-
-def _kinds_table(kinds: tuple[type, ...]) -> dict[type, bool]:
-    """{class: is it one of KINDS} for every node class of the `ast` module."""
-    table: dict[type, bool] = {}
-    todo = [ast.AST]
-    while todo:
-        kind = todo.pop()
-        table[kind] = issubclass(kind, kinds)
-        todo += kind.__subclasses__()
-    return table
 
 
 def source_text(node: ast.AST) -> str:
